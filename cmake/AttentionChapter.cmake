@@ -1,0 +1,65 @@
+# add_chapter(<NN_slug>): registers chapter NN, whose source is chapters/NN_slug/*.cpp.
+#
+# It builds the executable chNN_slug, adds the chapter to the `chapters` target (which runs
+# every chapter in order and writes the figures into ATTN_PLOTS_DIR), and adds its tests,
+# labelled `chNN`:
+#   chNN.golden      stdout equals tests/golden/chNN_slug.txt, byte for byte, and exit 0
+#   chNN.no_gnuplot  the same with gnuplot missing from PATH: numbers checked, plots skipped
+#   chNN.bad_flag    an unknown option exits 2 and prints the usage
+# Further runs with their own golden file: add_chapter_run(<NN_slug> <name> ARGS ...).
+
+set(ATTN_CHAPTER_RUNNER "${PROJECT_SOURCE_DIR}/tests/run_chapter.cmake")
+set(ATTN_GOLDEN_DIR "${PROJECT_SOURCE_DIR}/tests/golden")
+
+add_custom_target(chapters COMMENT "Every chapter has run; figures are in ${ATTN_PLOTS_DIR}")
+
+function(_attn_chapter_test name exe label)
+  cmake_parse_arguments(T "" "GOLDEN;EXIT;STDERR;NO_GNUPLOT" "ARGS" ${ARGN})
+  string(REPLACE ";" "|" args "${T_ARGS}")
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND}
+      -DEXE=$<TARGET_FILE:${exe}> "-DARGS=${args}" -DGOLDEN=${T_GOLDEN}
+      -DEXPECT_EXIT=${T_EXIT} "-DSTDERR_REGEX=${T_STDERR}" -DNO_GNUPLOT=${T_NO_GNUPLOT}
+      -DWORK_DIR=${CMAKE_BINARY_DIR}/test-runs/${name}
+      -P ${ATTN_CHAPTER_RUNNER})
+  set_tests_properties(${name} PROPERTIES LABELS "chapters;${label}")
+endfunction()
+
+function(add_chapter folder)
+  string(REGEX MATCH "^([0-9][0-9])_" _ ${folder})
+  set(nn ${CMAKE_MATCH_1})
+  set(exe ch${folder})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/*.cpp)
+  add_executable(${exe} ${sources})
+  target_link_libraries(${exe} PRIVATE attn::attn)
+  attn_warnings(${exe})
+
+  # Chapters run in order: chapter NN waits for the one registered before it.
+  add_custom_target(run_${exe} COMMAND ${exe} --plots ${ATTN_PLOTS_DIR}
+    COMMENT "Chapter ${nn}: ${exe}" USES_TERMINAL VERBATIM)
+  get_property(previous GLOBAL PROPERTY ATTN_LAST_CHAPTER_RUN)
+  if(previous)
+    add_dependencies(run_${exe} ${previous})
+  endif()
+  set_property(GLOBAL PROPERTY ATTN_LAST_CHAPTER_RUN run_${exe})
+  add_dependencies(chapters run_${exe})
+
+  set(label ch${nn})
+  set(golden ${ATTN_GOLDEN_DIR}/${exe}.txt)
+  _attn_chapter_test(${label}.golden ${exe} ${label} GOLDEN ${golden} EXIT 0)
+  _attn_chapter_test(${label}.no_gnuplot ${exe} ${label} GOLDEN ${golden} EXIT 0
+    NO_GNUPLOT ON STDERR "plots skipped: gnuplot is not on the PATH")
+  _attn_chapter_test(${label}.bad_flag ${exe} ${label} ARGS --no-such-flag EXIT 2
+    STDERR "Usage:")
+  _attn_chapter_test(${label}.help ${exe} ${label} ARGS --help EXIT 0)
+endfunction()
+
+# add_chapter_run(<NN_slug> <name> ARGS ...): one more run of a chapter, with its own golden
+# file tests/golden/chNN_slug.<name>.txt.
+function(add_chapter_run folder name)
+  cmake_parse_arguments(R "" "" "ARGS" ${ARGN})
+  string(REGEX MATCH "^([0-9][0-9])_" _ ${folder})
+  set(exe ch${folder})
+  _attn_chapter_test(ch${CMAKE_MATCH_1}.${name} ${exe} ch${CMAKE_MATCH_1}
+    ARGS ${R_ARGS} GOLDEN ${ATTN_GOLDEN_DIR}/${exe}.${name}.txt EXIT 0)
+endfunction()

@@ -1,0 +1,22 @@
+# Every dependency is a Debian package (scripts/install-deps lists them); nothing is downloaded.
+
+# Armadillo: CMake's own FindArmadillo module. Debian's ArmadilloConfig.cmake is shipped only as
+# documentation, so we wrap what the module finds in an INTERFACE target of our own.
+find_package(Armadillo REQUIRED)
+add_library(attn_armadillo INTERFACE)
+add_library(Armadillo::Armadillo ALIAS attn_armadillo)
+target_include_directories(attn_armadillo SYSTEM INTERFACE ${ARMADILLO_INCLUDE_DIRS})
+target_link_libraries(attn_armadillo INTERFACE ${ARMADILLO_LIBRARIES})
+
+find_package(fmt REQUIRED)      # libfmt-dev: Python-style format specs ({:8.2f})
+find_package(CLI11 REQUIRED)    # libcli11-dev: command-line options of every chapter
+find_package(GTest REQUIRED)    # libgtest-dev: the unit tests
+
+# gnuplot-iostream is one header (libgnuplot-iostream-dev) on top of Boost.Iostreams.
+find_path(GNUPLOT_IOSTREAM_INCLUDE_DIR gnuplot-iostream.h REQUIRED)
+find_package(Boost REQUIRED COMPONENTS iostreams filesystem system)
+add_library(attn_gnuplot_iostream INTERFACE)
+add_library(GnuplotIostream::GnuplotIostream ALIAS attn_gnuplot_iostream)
+target_include_directories(attn_gnuplot_iostream SYSTEM INTERFACE ${GNUPLOT_IOSTREAM_INCLUDE_DIR})
+target_link_libraries(attn_gnuplot_iostream INTERFACE
+  Boost::iostreams Boost::filesystem Boost::system)

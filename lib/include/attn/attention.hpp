@@ -1,0 +1,87 @@
+/// \file
+/// \brief Attention itself: scores, weights and the blended output, from raw embeddings up to
+///        scaled dot-product attention on learned projections.
+///
+/// Conventions used throughout the book: one token per **row**; queries index the rows of the
+/// score and weight grids, keys index the columns; softmax runs along each row.
+#pragma once
+
+#include <armadillo>
+
+/// \brief The book's library: every formula the chapters use, each with its equation and shapes.
+///
+/// Tokens are rows, queries index the rows of a score grid and keys its columns, and softmax
+/// runs along rows. Functions check their input and throw ShapeError or InputError with a
+/// message that names the operands and their shapes.
+namespace attn {
+
+/// \brief Everything one attention pass produces, for \f$n\f$ queries and \f$m\f$ keys.
+struct Attention {
+  arma::mat scores;   ///< `S: (n × m)`, \f$S_{ij}\f$ = how well query \f$i\f$ matches key \f$j\f$.
+  arma::mat weights;  ///< `W: (n × m)`, the row-wise softmax of `S`; every row sums to 1.
+  arma::mat output;   ///< `Z: (n × d_v)`, \f$Z = W V\f$: each query's blend of the values.
+};
+
+/// \brief The one formula behind every chapter: \f$ Z = \mathrm{softmax}(c\,Q K^\top)\,V \f$.
+///
+/// \param Q queries `(n × d_k)`. \param K keys `(m × d_k)`. \param V values `(m × d_v)`.
+/// \param scale the factor \f$c\f$ applied to every score: 1 for raw attention,
+///        \f$1/\sqrt{d_k}\f$ for scaled dot-product attention.
+/// \return scores and weights `(n × m)`, output `(n × d_v)`.
+/// \throws ShapeError if `Q` and `K` differ in columns or `K` and `V` in rows;
+///         InputError on empty or non-finite input.
+Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, double scale);
+
+/// \brief Raw-embedding self-attention: each embedding is query, key and value at once.
+///
+/// \f[ S = E E^\top, \qquad W = \mathrm{softmax}_{\text{rows}}(S), \qquad Z = W E \f]
+///
+/// Because the same vector both asks and offers, \f$S\f$ is symmetric.
+/// \param E embeddings `(n × d)`, one row per token.
+/// \return scores and weights `(n × n)`, output `(n × d)`.
+Attention raw_self_attention(const arma::mat& E);
+
+/// \brief Raw-embedding attention for one query: row \p query of \p E asks every row.
+///
+/// \f[ s = E\,e_q, \qquad w = \mathrm{softmax}(s), \qquad z_q = \sum_j w_j\, e_j \f]
+///
+/// \param E embeddings `(n × d)`. \param query the index of the asking token, below `n`.
+/// \return scores and weights `(1 × n)`, output `z_q: (1 × d)`.
+/// \throws std::out_of_range if \p query is not a row of \p E.
+Attention raw_attention_for(const arma::mat& E, arma::uword query);
+
+/// \brief Scaled dot-product attention, the equation of "Attention Is All You Need":
+///
+/// \f[ \mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V \f]
+///
+/// \param Q queries `(n × d_k)`. \param K keys `(m × d_k)`. \param V values `(m × d_v)`.
+/// \return scores (already divided by \f$\sqrt{d_k}\f$) and weights `(n × m)`, output `(n × d_v)`.
+Attention scaled_dot_product_attention(const arma::mat& Q, const arma::mat& K,
+                                       const arma::mat& V);
+
+/// \brief The three learned matrices of one attention head.
+struct Projections {
+  arma::mat W_Q;  ///< `(d_model × d_k)`: what each token looks for.
+  arma::mat W_K;  ///< `(d_model × d_k)`: what each token offers to be matched on.
+  arma::mat W_V;  ///< `(d_model × d_v)`: what each token hands over when chosen.
+};
+
+/// \brief A sentence's queries, keys and values.
+struct QKV {
+  arma::mat Q;  ///< `(n × d_k)`
+  arma::mat K;  ///< `(n × d_k)`
+  arma::mat V;  ///< `(n × d_v)`
+};
+
+/// \brief The projections \f$ Q = X W_Q,\; K = X W_K,\; V = X W_V \f$.
+/// \param X token embeddings `(n × d_model)`. \param W the head's three matrices.
+/// \return `Q, K: (n × d_k)`, `V: (n × d_v)`.
+/// \throws ShapeError naming both shapes if a matrix does not have `d_model` rows.
+QKV project(const arma::mat& X, const Projections& W);
+
+/// \brief One self-attention head: `project`, then `scaled_dot_product_attention`.
+/// \param X token embeddings `(n × d_model)`. \param W the head's three matrices.
+/// \return scores and weights `(n × n)`, output `(n × d_v)`.
+Attention self_attention(const arma::mat& X, const Projections& W);
+
+}  // namespace attn

@@ -1,0 +1,27 @@
+/// \file
+/// \brief Softmax: turning a row of scores into weights that are positive and sum to 1.
+#pragma once
+
+#include <armadillo>
+
+namespace attn {
+
+/// \brief Row-wise softmax, each row on its own, computed stably.
+///
+/// \f[ W_{ij} = \frac{e^{S_{ij} - m_i}}{\sum_k e^{S_{ik} - m_i}}, \qquad m_i = \max_k S_{ik} \f]
+///
+/// Subtracting the row maximum \f$m_i\f$ changes nothing mathematically (it cancels between
+/// numerator and denominator) but keeps every exponent \f$\le 0\f$, so rows of scores near
+/// \f$10^3\f$ or \f$-10^3\f$ give the same weights as rows near 0 instead of `inf/inf`.
+///
+/// \param scores `S: (n × m)`, one row per query, one column per key; finite, non-empty.
+/// \return `W: (n × m)`, every entry in (0, 1], every row summing to 1.
+/// \throws InputError if \p scores is empty or holds NaN or infinity.
+arma::mat softmax_rows(const arma::mat& scores);
+
+/// \brief Softmax of one row of scores: `softmax_rows` for a `(1 × m)` matrix.
+/// \param scores `s: (1 × m)`, finite, non-empty.
+/// \return `w: (1 × m)`, positive, summing to 1.
+arma::rowvec softmax(const arma::rowvec& scores);
+
+}  // namespace attn

@@ -1,0 +1,57 @@
+#include "attn/attention.hpp"
+
+#include "attn/softmax.hpp"
+#include "attn/validate.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace attn {
+
+Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, double scale) {
+  for (const auto& [name, m] : {std::pair{"Q", &Q}, std::pair{"K", &K}, std::pair{"V", &V}}) {
+    require_nonempty(name, *m);
+    require_finite(name, *m);
+  }
+  require_same_cols("scores = Q K^T", "Q", Q, "K", K);
+  require_same_rows("output = W V", "K", K, "V", V);
+
+  Attention a;
+  a.scores = scale * Q * K.t();           // (n × d_k)(d_k × m) -> (n × m)
+  a.weights = softmax_rows(a.scores);     // (n × m), rows sum to 1
+  a.output = a.weights * V;               // (n × m)(m × d_v) -> (n × d_v)
+  return a;
+}
+
+Attention raw_self_attention(const arma::mat& E) { return attend(E, E, E, 1.0); }
+
+Attention raw_attention_for(const arma::mat& E, arma::uword query) {
+  if (query >= E.n_rows)
+    throw std::out_of_range(fmt::format("query index {} is not a row of E {}", query,
+                                        shape_of(E)));
+  return attend(E.row(query), E, E, 1.0);
+}
+
+Attention scaled_dot_product_attention(const arma::mat& Q, const arma::mat& K,
+                                       const arma::mat& V) {
+  const double d_k = static_cast<double>(K.n_cols);
+  return attend(Q, K, V, 1.0 / std::sqrt(d_k));
+}
+
+QKV project(const arma::mat& X, const Projections& W) {
+  require_nonempty("X", X);
+  require_finite("X", X);
+  require_multipliable("Q = X W_Q", "X", X, "W_Q", W.W_Q);
+  require_multipliable("K = X W_K", "X", X, "W_K", W.W_K);
+  require_multipliable("V = X W_V", "X", X, "W_V", W.W_V);
+  return {X * W.W_Q, X * W.W_K, X * W.W_V};
+}
+
+Attention self_attention(const arma::mat& X, const Projections& W) {
+  const QKV qkv = project(X, W);
+  return scaled_dot_product_attention(qkv.Q, qkv.K, qkv.V);
+}
+
+}  // namespace attn

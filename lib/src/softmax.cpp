@@ -1,0 +1,18 @@
+#include "attn/softmax.hpp"
+
+#include "attn/validate.hpp"
+
+namespace attn {
+
+arma::mat softmax_rows(const arma::mat& scores) {
+  require_nonempty("softmax input", scores);
+  require_finite("softmax input", scores);
+  arma::mat shifted = scores.each_col() - arma::max(scores, 1);  // (n × m), every entry <= 0
+  arma::mat e = arma::exp(shifted);                               // (n × m), row max is exactly 1
+  e.each_col() /= arma::sum(e, 1);
+  return e;
+}
+
+arma::rowvec softmax(const arma::rowvec& scores) { return softmax_rows(scores); }
+
+}  // namespace attn

@@ -1,0 +1,53 @@
+#include "attn/validate.hpp"
+
+#include <fmt/format.h>
+
+namespace attn {
+
+std::string shape_of(const arma::mat& m) { return fmt::format("({} × {})", m.n_rows, m.n_cols); }
+
+void require_nonempty(std::string_view what, const arma::mat& m) {
+  if (m.is_empty()) throw InputError(fmt::format("{} is empty {}: it needs at least one entry",
+                                                 what, shape_of(m)));
+}
+
+void require_finite(std::string_view what, const arma::mat& m) {
+  for (arma::uword r = 0; r < m.n_rows; ++r)
+    for (arma::uword c = 0; c < m.n_cols; ++c)
+      if (!std::isfinite(m(r, c)))
+        throw InputError(fmt::format("{} has a non-finite entry {} at row {}, column {}: "
+                                     "attention is defined on finite numbers only",
+                                     what, m(r, c), r, c));
+}
+
+namespace {
+[[noreturn]] void shape_mismatch(std::string_view op, std::string_view a_name, const arma::mat& a,
+                                 std::string_view b_name, const arma::mat& b,
+                                 std::string_view rule) {
+  throw ShapeError(fmt::format("{}: {} is {} and {} is {}; {}", op, a_name, shape_of(a), b_name,
+                               shape_of(b), rule));
+}
+}  // namespace
+
+void require_multipliable(std::string_view op, std::string_view a_name, const arma::mat& a,
+                          std::string_view b_name, const arma::mat& b) {
+  if (a.n_cols != b.n_rows)
+    shape_mismatch(op, a_name, a, b_name, b,
+                   fmt::format("the columns of {} must match the rows of {}", a_name, b_name));
+}
+
+void require_same_cols(std::string_view op, std::string_view a_name, const arma::mat& a,
+                       std::string_view b_name, const arma::mat& b) {
+  if (a.n_cols != b.n_cols)
+    shape_mismatch(op, a_name, a, b_name, b,
+                   fmt::format("{} and {} need the same number of columns", a_name, b_name));
+}
+
+void require_same_rows(std::string_view op, std::string_view a_name, const arma::mat& a,
+                       std::string_view b_name, const arma::mat& b) {
+  if (a.n_rows != b.n_rows)
+    shape_mismatch(op, a_name, a, b_name, b,
+                   fmt::format("{} and {} need the same number of rows", a_name, b_name));
+}
+
+}  // namespace attn
