@@ -1,0 +1,43 @@
+/// \file
+/// \brief numpy's way of rounding and printing arrays, reproduced so that a chapter's output
+///        can be compared byte for byte with what an article's Python printed.
+#pragma once
+
+#include <armadillo>
+
+#include <string>
+
+/// \brief numpy's behaviour, reproduced where a chapter must match an article's Python exactly:
+///        its rounding and printing here, its `default_rng` random numbers in numpy_random.hpp.
+namespace attn::numpy {
+
+/// \brief `np.round(x, decimals)` for one number: \f$ \mathrm{rint}(x \cdot 10^{k}) / 10^{k} \f$.
+///
+/// Like numpy, halves round to even (`np.round(0.125, 2) == 0.12`) and the scaling is done in
+/// floating point, exactly as numpy does it, so the results are the same doubles.
+/// \param x the number. \param decimals \f$k \ge 0\f$, the digits kept after the point.
+/// \return the rounded double.
+double round(double x, int decimals);
+
+/// \brief `np.round(x, decimals)` applied to every entry of a matrix or vector.
+/// \param x any shape `(r × c)`. \param decimals digits kept after the point.
+/// \return the same shape, every entry rounded.
+arma::mat round(const arma::mat& x, int decimals);
+
+/// \brief `str(a)` for a 1-D float64 array, as numpy 1.24 prints it with default options.
+///
+/// Each number gets its shortest round-trip digits (at most 8 after the point), then every
+/// number is padded to a common width: integer parts right-aligned, fractions left-aligned,
+/// so `[0.2, 1.0, 0.7]` prints as `[0.2 1.  0.7]`. Scientific notation is chosen as numpy
+/// chooses it (a non-zero magnitude below 1e-4 or from 1e8 up, or a max/min ratio above 1000),
+/// and long arrays wrap at 75 characters. Arrays longer than 1000 entries are printed in full
+/// (numpy would elide their middle).
+/// \param values `(1 × n)` or `(n × 1)`: the array, read in order.
+/// \return the text numpy's `print` shows for the array.
+std::string array_str(const arma::mat& values);
+
+/// \brief A 2-D shape as numpy prints it: `(5, 8)`.
+/// \param m any matrix. \return `(rows, cols)`.
+std::string shape_str(const arma::mat& m);
+
+}  // namespace attn::numpy

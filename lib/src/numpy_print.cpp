@@ -1,0 +1,157 @@
+#include "attn/numpy_print.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+namespace attn::numpy {
+
+double round(double x, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::nearbyint(x * scale) / scale;  // nearbyint: ties to even, like np.rint
+}
+
+arma::mat round(const arma::mat& x, int decimals) {
+  arma::mat rounded = x;
+  rounded.transform([decimals](double v) { return round(v, decimals); });
+  return rounded;
+}
+
+std::string shape_str(const arma::mat& m) { return fmt::format("({}, {})", m.n_rows, m.n_cols); }
+
+namespace {
+
+// numpy prints with `precision=8`: at most 8 digits after the point (or in the mantissa).
+constexpr int kMaxDigits = 8;
+// numpy's default `linewidth`.
+constexpr std::size_t kLineWidth = 75;
+
+// Shortest digits that read back as x (std::to_chars without a precision), unless that needs
+// more than kMaxDigits fraction digits: then x rounded to kMaxDigits, trailing zeros trimmed.
+std::string shortest(double x, std::chars_format format) {
+  char buf[400];
+  auto end = std::to_chars(buf, buf + sizeof buf, x, format).ptr;
+  std::string s(buf, end);
+  const std::size_t exp_at = std::min(s.find('e'), s.size());
+  const std::size_t dot = s.find('.');
+  if (dot == std::string::npos || exp_at - dot - 1 <= kMaxDigits) return s;
+  end = std::to_chars(buf, buf + sizeof buf, x, format, kMaxDigits).ptr;
+  s.assign(buf, end);
+  std::string mantissa = s.substr(0, std::min(s.find('e'), s.size()));
+  const std::string exponent = s.substr(mantissa.size());
+  mantissa.erase(mantissa.find_last_not_of('0') + 1);
+  return mantissa + exponent;
+}
+
+// One number split the way numpy lays it out: sign and integer digits | fraction | exponent.
+struct Pieces {
+  std::string integer;   // "-0", "12"
+  std::string fraction;  // digits after the point, possibly empty
+  std::string exponent;  // "" in positional notation, else "+01", "-105", ...
+};
+
+Pieces split(double x, bool scientific) {
+  std::string s = shortest(x, scientific ? std::chars_format::scientific : std::chars_format::fixed);
+  Pieces p;
+  const std::size_t e = s.find('e');
+  if (e != std::string::npos) {
+    p.exponent = s.substr(e + 1);
+    s.erase(e);
+  }
+  const std::size_t dot = s.find('.');
+  p.integer = s.substr(0, dot);
+  if (dot != std::string::npos) p.fraction = s.substr(dot + 1);
+  return p;
+}
+
+// The shared layout numpy computes from all finite entries before printing any of them.
+struct Layout {
+  bool scientific = false;
+  std::size_t pad_left = 0;       // width of the integer part
+  std::size_t pad_right = 0;      // width of everything after the point
+  std::size_t mantissa_digits = 0;  // scientific: fraction digits, zero-filled
+  std::size_t exponent_digits = 0;  // scientific: exponent digits, zero-filled
+};
+
+bool wants_scientific(const std::vector<double>& finite) {
+  double max_abs = 0.0, min_abs = HUGE_VAL;
+  for (double v : finite)
+    if (v != 0.0) {
+      max_abs = std::max(max_abs, std::fabs(v));
+      min_abs = std::min(min_abs, std::fabs(v));
+    }
+  if (max_abs == 0.0) return false;
+  return max_abs >= 1e8 || min_abs < 1e-4 || max_abs / min_abs > 1000.0;
+}
+
+Layout layout_for(const std::vector<double>& values) {
+  std::vector<double> finite;
+  bool has_nan = false, has_neg_inf = false, has_inf = false;
+  for (double v : values) {
+    if (std::isfinite(v)) finite.push_back(v);
+    else if (std::isnan(v)) has_nan = true;
+    else (v < 0 ? has_neg_inf : has_inf) = true;
+  }
+  Layout l;
+  l.scientific = wants_scientific(finite);
+  for (double v : finite) {
+    const Pieces p = split(v, l.scientific);
+    l.pad_left = std::max(l.pad_left, p.integer.size());
+    l.pad_right = std::max(l.pad_right, p.fraction.size());
+    l.exponent_digits = std::max(l.exponent_digits, p.exponent.size() - (l.scientific ? 1 : 0));
+  }
+  if (l.scientific) {
+    l.mantissa_digits = l.pad_right;
+    l.pad_right = l.exponent_digits + 2 + l.mantissa_digits;
+  }
+  // "nan", "inf" and "-inf" are right-aligned in the full width of a number.
+  const std::size_t after_point = l.pad_right + 1;
+  if (has_nan) l.pad_left = std::max(l.pad_left, 3 > after_point ? 3 - after_point : 0);
+  const std::size_t inf_len = has_neg_inf ? 4 : 3;
+  if (has_inf || has_neg_inf)
+    l.pad_left = std::max(l.pad_left, inf_len > after_point ? inf_len - after_point : 0);
+  return l;
+}
+
+std::string format_one(double x, const Layout& l) {
+  if (!std::isfinite(x)) {
+    const std::string word = std::isnan(x) ? "nan" : (x < 0 ? "-inf" : "inf");
+    return fmt::format("{:>{}}", word, l.pad_left + l.pad_right + 1);
+  }
+  const Pieces p = split(x, l.scientific);
+  if (!l.scientific) return fmt::format("{:>{}}.{:<{}}", p.integer, l.pad_left, p.fraction, l.pad_right);
+  const char sign = p.exponent[0];
+  const std::string digits = p.exponent.substr(1);
+  return fmt::format("{:>{}}.{:0<{}}e{}{:0>{}}", p.integer, l.pad_left, p.fraction,
+                     l.mantissa_digits, sign, digits, l.exponent_digits);
+}
+
+}  // namespace
+
+std::string array_str(const arma::mat& values) {
+  const std::vector<double> v = arma::conv_to<std::vector<double>>::from(arma::vectorise(values));
+  const Layout l = layout_for(v);
+  // numpy's _formatArray for one axis: words joined by ' ', a line is broken before a word
+  // that would reach past column 74 (75 less the closing bracket), continuation lines start
+  // with one space, and the first line's hanging space becomes the '['.
+  const std::string indent = " ";
+  std::string text, line = indent;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string word = format_one(v[i], l);
+    if (line.size() + word.size() > kLineWidth - 1 && line.size() > indent.size()) {
+      line.erase(line.find_last_not_of(' ') + 1);
+      text += line + "\n";
+      line = indent;
+    }
+    line += word;
+    if (i + 1 < v.size()) line += ' ';
+  }
+  text += line;
+  return "[" + text.substr(indent.size()) + "]";
+}
+
+}  // namespace attn::numpy
