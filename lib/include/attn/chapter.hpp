@@ -1,0 +1,51 @@
+/// \file
+/// \brief What every chapter executable shares: its command line, its plotter, its checks,
+///        and one place that turns errors into messages and exit codes.
+///
+/// A chapter's `main` is one call to run_chapter() with the chapter's story. Exit codes:
+/// 0 when every article number matches, 1 when one does not (or the computation failed),
+/// 2 for a bad command line (the usage is printed).
+#pragma once
+
+#include "attn/article_check.hpp"
+#include "attn/plot.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+namespace attn {
+
+/// \brief The name and one-line summary a chapter shows in `--help`.
+struct ChapterInfo {
+  std::string executable;  ///< `"ch01_raw_attention"`.
+  std::string summary;     ///< one sentence on what the chapter shows.
+};
+
+/// \brief What a chapter's story is handed: where to print, what to check, how to draw.
+struct Chapter {
+  std::ostream& out;       ///< the story and its numbers (stdout).
+  ArticleChecks& checks;   ///< the article's numbers, checked as the story goes.
+  Plotter& plots;          ///< the chapter's figures.
+};
+
+/// \brief A chapter's own command-line options, added to the shared ones.
+using ChapterOptions = std::function<void(CLI::App&)>;
+/// \brief A chapter's body: computes, prints, checks and plots.
+using Story = std::function<void(Chapter&)>;
+
+/// \brief Runs one chapter: parses the command line, tells the story, reports the checks.
+///
+/// Every chapter accepts `--help`, `--no-plots` and `--plots DIR` (default: the repository's
+/// `plots/` folder, wherever the program is started from). Exceptions from the story are
+/// caught and reported on stderr; none escapes.
+/// \param argc,argv the command line. \param info name and summary for `--help`.
+/// \param options adds the chapter's own options (may be empty).
+/// \param story the chapter's body.
+/// \return the process exit code: 0, 1 or 2 as described above.
+int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOptions& options,
+                const Story& story);
+
+}  // namespace attn

@@ -1,0 +1,100 @@
+/// \file
+/// \brief Every figure of the book, drawn by gnuplot through gnuplot-iostream.
+///
+/// Figures are PNG files named `NN-MM-what.png` (chapter, figure, subject) in one folder, by
+/// default the repository's `plots/`. Heatmaps follow one convention everywhere: queries are
+/// rows, top to bottom; keys are columns; tokens label both axes; every cell shows its value;
+/// weights use a fixed 0..1 colour scale and scores a scale symmetric about 0.
+///
+/// Without gnuplot on the `PATH` nothing is drawn: the chapter still computes, prints and
+/// checks, and one line on stderr says that plots were skipped.
+#pragma once
+
+#include <armadillo>
+
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+/// \brief Where and whether figures are drawn.
+struct PlotOptions {
+  bool enabled = true;            ///< false with `--no-plots`.
+  std::filesystem::path folder;   ///< where PNG files go (created if missing).
+};
+
+/// \brief How a heatmap's colours map to values.
+enum class ColourScale {
+  weights,  ///< fixed 0..1, so grids of different chapters compare by eye.
+  scores,   ///< symmetric about 0 (−max|v| .. +max|v|): sign shows as hue.
+};
+
+/// \brief A grid of values drawn as coloured cells with the value written in each.
+struct Heatmap {
+  std::string name;                     ///< file stem, `"01-02-weights"`.
+  std::string title;                    ///< shown above the grid.
+  std::vector<std::string> queries;     ///< one label per row.
+  std::vector<std::string> keys;        ///< one label per column.
+  arma::mat values;                     ///< `(queries × keys)`.
+  ColourScale scale = ColourScale::weights;  ///< colour mapping.
+  int decimals = 2;                     ///< digits written in each cell.
+};
+
+/// \brief Labelled bars, one per token (for example one query's weights).
+struct BarChart {
+  std::string name;                     ///< file stem.
+  std::string title;                    ///< shown above the bars.
+  std::vector<std::string> labels;      ///< one label per bar.
+  arma::rowvec values;                  ///< `(1 × bars)`.
+  std::string value_label;              ///< y-axis label.
+  bool unit_range = true;               ///< fix the y-axis to 0..1 (for weights).
+};
+
+/// \brief One arrow from the origin in a 2-D picture.
+struct Arrow {
+  std::string label;    ///< written at the tip.
+  arma::rowvec tip;     ///< `(1 × 2)`: where the arrow ends.
+  std::string colour;   ///< any gnuplot colour name or `#rrggbb`.
+};
+
+/// \brief 2-D vectors drawn as arrows from the origin, with equal axis scales.
+struct VectorPicture {
+  std::string name;             ///< file stem.
+  std::string title;            ///< shown above the picture.
+  std::vector<Arrow> arrows;    ///< drawn in order.
+};
+
+/// \brief Draws the book's figures, or says once why it does not.
+class Plotter {
+ public:
+  /// \brief Looks for gnuplot on the `PATH` once; reports on \p log if plots will be skipped.
+  /// \param options where and whether to draw. \param log where messages go (stderr).
+  Plotter(PlotOptions options, std::ostream& log);
+
+  /// \brief Whether figures are actually drawn. \return false if disabled or no gnuplot.
+  bool active() const { return active_; }
+
+  /// \brief Draws a heatmap. \param h the figure. \throws ShapeError if labels and values disagree.
+  void heatmap(const Heatmap& h);
+  /// \brief Draws a bar chart. \param b the figure. \throws ShapeError if labels and values disagree.
+  void bars(const BarChart& b);
+  /// \brief Draws 2-D arrows. \param v the figure. \throws ShapeError unless every tip is `(1 × 2)`.
+  void vectors(const VectorPicture& v);
+
+ private:
+  std::filesystem::path start(const std::string& name);
+  void finish(const std::filesystem::path& png);
+
+  PlotOptions options_;
+  std::ostream& log_;
+  std::filesystem::path gnuplot_;
+  bool active_ = false;
+};
+
+/// \brief The full path of an executable found on the `PATH`, or an empty path.
+/// \param program a program name such as `"gnuplot"`. \return its path, or empty if absent.
+std::filesystem::path find_on_path(const std::string& program);
+
+}  // namespace attn

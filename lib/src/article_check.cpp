@@ -1,0 +1,81 @@
+#include "attn/article_check.hpp"
+
+#include "attn/numpy_print.hpp"
+#include "attn/validate.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <string_view>
+
+namespace attn {
+
+void ArticleChecks::number(const std::string& quantity, double article, int decimals,
+                           double ours) {
+  const std::string article_text = fmt::format("{:.{}f}", article, decimals);
+  // Round the way numpy's np.round does, then compare the printed digits.
+  const std::string ours_text = fmt::format("{:.{}f}", numpy::round(ours, decimals), decimals);
+  const bool passed = std::isfinite(ours) && article_text == ours_text;
+  if (std::isfinite(ours)) largest_difference_ = std::max(largest_difference_, std::fabs(ours - article));
+  ++numeric_checks_;
+  checks_.push_back({quantity, article_text, fmt::format("{:.{}f}", ours, decimals + 3), passed});
+}
+
+void ArticleChecks::numbers(const std::string& quantity, const std::vector<std::string>& labels,
+                            const std::vector<double>& article, int decimals,
+                            const arma::mat& ours) {
+  if (labels.size() != article.size() || article.size() != ours.n_elem)
+    throw ShapeError(fmt::format("checking {}: {} labels, {} article numbers, ours is {}",
+                                 quantity, labels.size(), article.size(), shape_of(ours)));
+  for (std::size_t i = 0; i < article.size(); ++i)
+    number(fmt::format("{}[{}]", quantity, labels[i]), article[i], decimals, ours(i));
+}
+
+void ArticleChecks::line(const std::string& quantity, const std::string& article,
+                         const std::string& ours) {
+  checks_.push_back({quantity, '"' + article + '"', '"' + ours + '"', article == ours});
+}
+
+void ArticleChecks::claim(const std::string& statement, bool holds) {
+  checks_.push_back({statement, "", "", holds});
+}
+
+bool ArticleChecks::all_passed() const {
+  return std::all_of(checks_.begin(), checks_.end(), [](const Check& c) { return c.passed; });
+}
+
+int ArticleChecks::report(std::ostream& out, std::ostream& err) const {
+  std::size_t width = 0;
+  for (const Check& c : checks_)
+    if (!c.article.empty()) width = std::max(width, c.quantity.size());
+  fmt::print(out, "\nchecks against the article\n");
+  for (const Check& c : checks_) {
+    const std::string_view verdict = c.passed ? "OK" : "NOT OK";
+    if (c.article.empty())  // a claim: the statement is the whole story
+      fmt::print(out, "  {:<6}  claim: {}\n", verdict, c.quantity);
+    else
+      fmt::print(out, "  {:<6}  {:<{}}  article {}, ours {}\n", verdict, c.quantity, width,
+                 c.article, c.ours);
+  }
+  const auto failed = std::count_if(checks_.begin(), checks_.end(),
+                                    [](const Check& c) { return !c.passed; });
+  if (numeric_checks_ > 0)
+    fmt::print(out, "  largest |ours - article| over {} numbers: {:.4f}\n", numeric_checks_,
+               largest_difference_);
+  fmt::print(out, "{} of {} checks match the article\n", checks_.size() - failed, checks_.size());
+  if (failed == 0) return 0;
+  const Check& first = *std::find_if(checks_.begin(), checks_.end(),
+                                     [](const Check& c) { return !c.passed; });
+  if (first.article.empty())
+    fmt::print(err, "MISMATCH: the article's claim \"{}\" does not hold for us", first.quantity);
+  else
+    fmt::print(err, "MISMATCH: {}: the article has {}, we have {}", first.quantity,
+               first.article, first.ours);
+  fmt::print(err, " ({} check(s) failed)\n", failed);
+  return 1;
+}
+
+}  // namespace attn

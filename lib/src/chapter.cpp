@@ -1,0 +1,58 @@
+#include "attn/chapter.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <exception>
+#include <iostream>
+#include <optional>
+
+#ifndef ATTN_DEFAULT_PLOTS_DIR
+#error "ATTN_DEFAULT_PLOTS_DIR must name the repository's plots folder"
+#endif
+
+namespace attn {
+
+namespace {
+
+// Parses the command line; returns an exit code if the program should stop here.
+std::optional<int> parse(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    fmt::print(std::cerr, "{}: {}\n\n{}", app.get_name(), e.what(), app.help());
+    return 2;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOptions& options,
+                const Story& story) {
+  try {
+    CLI::App app(info.summary, info.executable);
+    PlotOptions plot_options{true, ATTN_DEFAULT_PLOTS_DIR};
+    bool no_plots = false;
+    app.add_flag("--no-plots", no_plots, "Compute and check only; draw no figures");
+    app.add_option("--plots", plot_options.folder, "Folder for the PNG figures")
+        ->capture_default_str();
+    if (options) options(app);
+    if (const auto stop = parse(app, argc, argv)) return *stop;
+    plot_options.enabled = !no_plots;
+
+    Plotter plots(plot_options, std::cerr);
+    ArticleChecks checks;
+    Chapter chapter{std::cout, checks, plots};
+    story(chapter);
+    return checks.report(std::cout, std::cerr);
+  } catch (const std::exception& e) {
+    fmt::print(std::cerr, "{}: error: {}\n", info.executable, e.what());
+    return 1;
+  }
+}
+
+}  // namespace attn

@@ -1,0 +1,26 @@
+#include "attn/grid_text.hpp"
+
+#include "attn/validate.hpp"
+
+#include <fmt/format.h>
+
+namespace attn {
+
+std::string grid_table(const std::vector<std::string>& queries,
+                       const std::vector<std::string>& keys, const arma::mat& grid,
+                       int decimals) {
+  if (queries.size() != grid.n_rows || keys.size() != grid.n_cols)
+    throw ShapeError(fmt::format("grid_table: {} query labels and {} key labels for a grid of "
+                                 "shape {}", queries.size(), keys.size(), shape_of(grid)));
+  std::string text(12, ' ');
+  for (const std::string& key : keys) text += fmt::format("{:>8}", key);
+  text += '\n';
+  for (arma::uword i = 0; i < grid.n_rows; ++i) {
+    text += fmt::format("{:>10}  ", queries[i]);
+    for (arma::uword j = 0; j < grid.n_cols; ++j) text += fmt::format("{:8.{}f}", grid(i, j), decimals);
+    text += '\n';
+  }
+  return text;
+}
+
+}  // namespace attn

@@ -1,0 +1,87 @@
+#include <attn/article_check.hpp>
+#include <attn/validate.hpp>
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <sstream>
+
+namespace {
+
+struct Report {
+  int code;
+  std::string out, err;
+};
+
+Report report_of(const attn::ArticleChecks& checks) {
+  std::ostringstream out, err;
+  const int code = checks.report(out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(ArticleChecks, ANumberMatchesWhenItRoundsToThePrintedDigits) {
+  attn::ArticleChecks checks;
+  checks.number("weights[money]", 0.21, 2, 0.2052);  // rounds to 0.21
+  checks.number("z_bank[x]", 0.734, 3, 0.73442);
+  EXPECT_TRUE(checks.all_passed());
+  const Report r = report_of(checks);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("2 of 2 checks match"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(ArticleChecks, AnOffByOneInTheLastDigitFailsAndIsNamed) {
+  attn::ArticleChecks checks;
+  checks.number("weights[money]", 0.21, 2, 0.2052);
+  checks.number("weights[bank]", 0.46, 2, 0.4640);
+  checks.number("weights[river]", 0.34, 2, 0.3449);
+  checks.number("z_bank[y]", 0.441, 3, 0.4425);     // rounds to 0.442
+  const Report r = report_of(checks);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("NOT OK  z_bank[y]"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.rfind("MISMATCH: z_bank[y]: the article has 0.441, we have 0.44250", 0), 0u)
+      << r.err;
+}
+
+TEST(ArticleChecks, TheToleranceIsTheArticlesRounding) {
+  attn::ArticleChecks checks;
+  checks.number("in", 0.46, 2, 0.46499);
+  checks.number("out", 0.46, 2, 0.45499);
+  EXPECT_FALSE(checks.all_passed());
+  const Report r = report_of(checks);
+  EXPECT_NE(r.err.find("MISMATCH: out"), std::string::npos) << r.err;
+}
+
+TEST(ArticleChecks, NaNNeverMatches) {
+  attn::ArticleChecks checks;
+  checks.number("x", 0.0, 2, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_FALSE(checks.all_passed());
+}
+
+TEST(ArticleChecks, LinesMustMatchByteForByte) {
+  attn::ArticleChecks checks;
+  checks.line("printed scores", "scores   [0.2 1.  0.7]", "scores   [0.2 1.  0.7]");
+  EXPECT_TRUE(checks.all_passed());
+  checks.line("printed weights", "weights  [0.21 0.46 0.34]", "weights  [0.21 0.46 0.34] ");
+  EXPECT_FALSE(checks.all_passed());
+}
+
+TEST(ArticleChecks, AFalseClaimFails) {
+  attn::ArticleChecks checks;
+  checks.claim("the score grid is symmetric", false);
+  const Report r = report_of(checks);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("the score grid is symmetric"), std::string::npos);
+}
+
+TEST(ArticleChecks, RowsCheckEveryEntryWithItsLabel) {
+  attn::ArticleChecks checks;
+  checks.numbers("scores", {"money", "bank", "river"}, {0.2, 1.0, 0.7}, 2,
+                 arma::rowvec{0.2, 1.0, 0.71});
+  const Report r = report_of(checks);
+  EXPECT_NE(r.err.find("MISMATCH: scores[river]"), std::string::npos) << r.err;
+  EXPECT_THROW(checks.numbers("scores", {"a"}, {0.2, 1.0}, 2, arma::rowvec{0.2, 1.0}),
+               attn::ShapeError);
+}
+
+}  // namespace

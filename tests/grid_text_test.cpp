@@ -1,0 +1,28 @@
+#include <attn/grid_text.hpp>
+#include <attn/validate.hpp>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+TEST(GridTable, LaysOutLikeTheArticlesFStrings) {
+  const std::vector<std::string> tokens = {"the", "cat"};
+  const arma::mat w = {{0.03, 0.97}, {0.555, 0.444}};
+  EXPECT_EQ(attn::grid_table(tokens, tokens, w),
+            "                 the     cat\n"
+            "       the      0.03    0.97\n"
+            "       cat      0.56    0.44\n");
+}
+
+TEST(GridTable, OtherPrecisionsAndNegatives) {
+  EXPECT_EQ(attn::grid_table({"q"}, {"k1", "k2"}, arma::mat{{-1.25, 3.0}}, 1),
+            "                  k1      k2\n"
+            "         q      -1.2     3.0\n");
+}
+
+TEST(GridTable, LabelsMustMatchTheGrid) {
+  EXPECT_THROW(attn::grid_table({"a", "b"}, {"a"}, arma::mat(2, 2, arma::fill::zeros)),
+               attn::ShapeError);
+}
+
+}  // namespace
