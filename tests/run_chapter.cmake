@@ -1,0 +1,40 @@
+# Runs one chapter executable and checks what it did. Called by the tests add_chapter() makes:
+#   cmake -DEXE=... [-DARGS=a|b|c] [-DGOLDEN=file] [-DEXPECT_EXIT=n] [-DSTDERR_REGEX=re]
+#         [-DNO_GNUPLOT=ON] -DWORK_DIR=... -P run_chapter.cmake
+# Figures go into WORK_DIR, never into the repository. On a golden mismatch the actual output
+# is kept next to WORK_DIR and the difference is shown with `diff -u`.
+cmake_minimum_required(VERSION 3.25)
+
+string(REPLACE "|" ";" args "${ARGS}")
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}/plots")
+if(NOT args MATCHES "--help|--no-such-flag")
+  list(APPEND args --plots "${WORK_DIR}/plots")
+endif()
+
+if(NO_GNUPLOT)
+  # A PATH with nothing on it: the chapter cannot find gnuplot and must still check its numbers.
+  file(MAKE_DIRECTORY "${WORK_DIR}/empty-path")
+  set(ENV{PATH} "${WORK_DIR}/empty-path")
+endif()
+
+execute_process(COMMAND "${EXE}" ${args}
+  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
+file(WRITE "${WORK_DIR}/stdout.txt" "${out}")
+file(WRITE "${WORK_DIR}/stderr.txt" "${err}")
+message(STATUS "exit code ${code}; stderr:\n${err}")
+
+if(NOT "${EXPECT_EXIT}" STREQUAL "" AND NOT code STREQUAL "${EXPECT_EXIT}")
+  message(FATAL_ERROR "expected exit code ${EXPECT_EXIT}, got ${code}\nstdout:\n${out}")
+endif()
+if(NOT "${STDERR_REGEX}" STREQUAL "" AND NOT err MATCHES "${STDERR_REGEX}")
+  message(FATAL_ERROR "stderr does not match \"${STDERR_REGEX}\"")
+endif()
+if(GOLDEN)
+  file(READ "${GOLDEN}" expected)
+  if(NOT out STREQUAL expected)
+    execute_process(COMMAND diff -u "${GOLDEN}" "${WORK_DIR}/stdout.txt" OUTPUT_VARIABLE diff)
+    message(FATAL_ERROR "stdout differs from ${GOLDEN} (- golden, + ours):\n${diff}\n"
+      "If the change is intended, review it and copy ${WORK_DIR}/stdout.txt over the golden file.")
+  endif()
+endif()
