@@ -1,5 +1,6 @@
 #include "attn/chapter.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -39,7 +40,10 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOpt
     bool no_plots = false;
     app.add_flag("--no-plots", no_plots, "Compute and check only; draw no figures");
     app.add_option("--plots", plot_options.folder, "Folder for the PNG figures")
+        ->type_name("DIR")
         ->capture_default_str();
+    app.footer("Exit status: 0 when every number matches the article, 1 when one differs,\n"
+               "2 for a bad command line.");
     if (options) options(app);
     if (const auto stop = parse(app, argc, argv)) return *stop;
     plot_options.enabled = !no_plots;

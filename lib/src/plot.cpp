@@ -79,11 +79,24 @@ Plotter::Plotter(PlotOptions options, std::ostream& log) : options_(std::move(op
                      "the numbers are still computed and checked\n");
     return;
   }
-  fs::create_directories(options_.folder);
+  std::error_code ec;
+  fs::create_directories(options_.folder, ec);
+  if (ec) {
+    fmt::print(log_, "plots skipped: cannot create the folder {} ({}); the numbers are still "
+                     "computed and checked\n", options_.folder.string(), ec.message());
+    return;
+  }
   active_ = true;
 }
 
 fs::path Plotter::start(const std::string& name) { return options_.folder / (name + ".png"); }
+
+std::string Plotter::preamble(const fs::path& png, int width, int height,
+                              const std::string& title) const {
+  return fmt::format("set terminal pngcairo size {},{} font 'DejaVu Sans,11' noenhanced\n"
+                     "set output {}\nset title {}\n",
+                     width, height, quoted(png.string()), quoted(title));
+}
 
 void Plotter::finish(const fs::path& png) {
   std::error_code ec;
@@ -103,10 +116,8 @@ void Plotter::heatmap(const Heatmap& h) {
              cols = static_cast<int>(h.values.n_cols);
   {
     Gnuplot gp(gnuplot_.string());
-    gp << fmt::format("set terminal pngcairo size {},{} font 'DejaVu Sans,11' noenhanced\n",
-                      std::max(520, 260 + cell_px * cols), std::max(420, 170 + cell_px * rows))
-       << "set output " << quoted(png.string()) << "\n"
-       << "set title " << quoted(h.title) << "\n"
+    gp << preamble(png, std::max(520, 260 + cell_px * cols), std::max(420, 170 + cell_px * rows),
+                   h.title)
        << "set xlabel 'key (the token being looked at)'\nset ylabel 'query (the token asking)'\n"
        << fmt::format("set xrange [-0.5:{}]\nset yrange [{}:-0.5]\n", cols - 0.5, rows - 0.5)
        << "set xtics " << tics(h.keys) << "\nset ytics " << tics(h.queries) << "\n"
@@ -133,9 +144,7 @@ void Plotter::bars(const BarChart& b) {
   const fs::path png = start(b.name);
   {
     Gnuplot gp(gnuplot_.string());
-    gp << "set terminal pngcairo size 720,440 font 'DejaVu Sans,11' noenhanced\n"
-       << "set output " << quoted(png.string()) << "\n"
-       << "set title " << quoted(b.title) << "\n"
+    gp << preamble(png, 720, 440, b.title)
        << "set ylabel " << quoted(b.value_label) << "\n"
        << "set xtics " << tics(b.labels) << "\nset tics scale 0\nunset key\n"
        << fmt::format("set xrange [-0.6:{}]\n", b.values.n_elem - 0.4)
@@ -160,9 +169,7 @@ void Plotter::vectors(const VectorPicture& v) {
   const fs::path png = start(v.name);
   {
     Gnuplot gp(gnuplot_.string());
-    gp << "set terminal pngcairo size 640,560 font 'DejaVu Sans,11' noenhanced\n"
-       << "set output " << quoted(png.string()) << "\n"
-       << "set title " << quoted(v.title) << "\n"
+    gp << preamble(png, 640, 560, v.title)
        << "set size ratio -1\nset grid\nunset key\nset xzeroaxis\nset yzeroaxis\n"
        << "set offsets graph 0.15, graph 0.25, graph 0.12, graph 0.12\n";
     std::vector<std::pair<double, double>> tips{{0.0, 0.0}};

@@ -10,11 +10,13 @@
 #include "attn/article_check.hpp"
 #include "attn/plot.hpp"
 
-#include <CLI/CLI.hpp>
-
 #include <functional>
 #include <iosfwd>
 #include <string>
+
+namespace CLI {
+class App;  // CLI11's parser; a chapter that adds options includes <CLI/CLI.hpp> itself
+}
 
 namespace attn {
 

@@ -85,6 +85,8 @@ class Plotter {
 
  private:
   std::filesystem::path start(const std::string& name);
+  std::string preamble(const std::filesystem::path& png, int width, int height,
+                       const std::string& title) const;
   void finish(const std::filesystem::path& png);
 
   PlotOptions options_;
