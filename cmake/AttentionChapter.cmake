@@ -14,12 +14,13 @@ set(ATTN_GOLDEN_DIR "${PROJECT_SOURCE_DIR}/tests/golden")
 add_custom_target(chapters COMMENT "Every chapter has run; figures are in ${ATTN_PLOTS_DIR}")
 
 function(_attn_chapter_test name exe label)
-  cmake_parse_arguments(T "" "GOLDEN;EXIT;STDERR;NO_GNUPLOT" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "GOLDEN;EXIT;STDOUT;STDERR;NO_GNUPLOT" "ARGS" ${ARGN})
   string(REPLACE ";" "|" args "${T_ARGS}")
   add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND}
       -DEXE=$<TARGET_FILE:${exe}> "-DARGS=${args}" -DGOLDEN=${T_GOLDEN}
-      -DEXPECT_EXIT=${T_EXIT} "-DSTDERR_REGEX=${T_STDERR}" -DNO_GNUPLOT=${T_NO_GNUPLOT}
+      -DEXPECT_EXIT=${T_EXIT} "-DSTDOUT_REGEX=${T_STDOUT}" "-DSTDERR_REGEX=${T_STDERR}"
+      -DNO_GNUPLOT=${T_NO_GNUPLOT}
       -DWORK_DIR=${CMAKE_BINARY_DIR}/test-runs/${name}
       -P ${ATTN_CHAPTER_RUNNER})
   set_tests_properties(${name} PROPERTIES LABELS "chapters;${label}")
@@ -54,12 +55,20 @@ function(add_chapter folder)
   _attn_chapter_test(${label}.help ${exe} ${label} ARGS --help EXIT 0)
 endfunction()
 
-# add_chapter_run(<NN_slug> <name> ARGS ...): one more run of a chapter, with its own golden
-# file tests/golden/chNN_slug.<name>.txt.
+# add_chapter_run(<NN_slug> <name> ARGS ... [EXIT code] [STDOUT regex] [STDERR regex]): one
+# more run of a chapter. With the default EXIT 0 and no STDOUT pattern its stdout must equal
+# tests/golden/chNN_slug.<name>.txt; otherwise the exit code and the patterns are checked.
 function(add_chapter_run folder name)
-  cmake_parse_arguments(R "" "" "ARGS" ${ARGN})
+  cmake_parse_arguments(R "" "EXIT;STDOUT;STDERR" "ARGS" ${ARGN})
   string(REGEX MATCH "^([0-9][0-9])_" _ ${folder})
   set(exe ch${folder})
+  if(NOT DEFINED R_EXIT)
+    set(R_EXIT 0)
+  endif()
+  set(golden "")
+  if(R_EXIT EQUAL 0 AND NOT R_STDOUT)
+    set(golden ${ATTN_GOLDEN_DIR}/${exe}.${name}.txt)
+  endif()
   _attn_chapter_test(ch${CMAKE_MATCH_1}.${name} ${exe} ch${CMAKE_MATCH_1}
-    ARGS ${R_ARGS} GOLDEN ${ATTN_GOLDEN_DIR}/${exe}.${name}.txt EXIT 0)
+    ARGS ${R_ARGS} GOLDEN "${golden}" EXIT ${R_EXIT} STDOUT "${R_STDOUT}" STDERR "${R_STDERR}")
 endfunction()

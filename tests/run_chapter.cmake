@@ -1,5 +1,6 @@
 # Runs one chapter executable and checks what it did. Called by the tests add_chapter() makes:
-#   cmake -DEXE=... [-DARGS=a|b|c] [-DGOLDEN=file] [-DEXPECT_EXIT=n] [-DSTDERR_REGEX=re]
+#   cmake -DEXE=... [-DARGS=a|b|c] [-DGOLDEN=file] [-DEXPECT_EXIT=n]
+#         [-DSTDOUT_REGEX=re] [-DSTDERR_REGEX=re]
 #         [-DNO_GNUPLOT=ON] -DWORK_DIR=... -P run_chapter.cmake
 # Figures go into WORK_DIR, never into the repository. On a golden mismatch the actual output
 # is kept next to WORK_DIR and the difference is shown with `diff -u`.
@@ -26,6 +27,9 @@ message(STATUS "exit code ${code}; stderr:\n${err}")
 
 if(NOT "${EXPECT_EXIT}" STREQUAL "" AND NOT code STREQUAL "${EXPECT_EXIT}")
   message(FATAL_ERROR "expected exit code ${EXPECT_EXIT}, got ${code}\nstdout:\n${out}")
+endif()
+if(NOT "${STDOUT_REGEX}" STREQUAL "" AND NOT out MATCHES "${STDOUT_REGEX}")
+  message(FATAL_ERROR "stdout does not match \"${STDOUT_REGEX}\"\nstdout:\n${out}")
 endif()
 if(NOT "${STDERR_REGEX}" STREQUAL "" AND NOT err MATCHES "${STDERR_REGEX}")
   message(FATAL_ERROR "stderr does not match \"${STDERR_REGEX}\"")

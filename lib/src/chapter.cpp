@@ -36,19 +36,21 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOpt
                 const Story& story) {
   try {
     CLI::App app(info.summary, info.executable);
-    PlotOptions plot_options{true, ATTN_DEFAULT_PLOTS_DIR};
+    PlotOptions plot_options{true, ATTN_DEFAULT_PLOTS_DIR, false};
     bool no_plots = false;
     app.add_flag("--no-plots", no_plots, "Compute and check only; draw no figures");
     app.add_option("--plots", plot_options.folder, "Folder for the PNG figures")
         ->type_name("DIR")
         ->capture_default_str();
+    app.add_flag("--plots-in-terminal", plot_options.in_terminal,
+                 "Draw the figures as coloured text on stdout instead of PNG files");
     app.footer("Exit status: 0 when every number matches the article, 1 when one differs,\n"
                "2 for a bad command line.");
     if (options) options(app);
     if (const auto stop = parse(app, argc, argv)) return *stop;
     plot_options.enabled = !no_plots;
 
-    Plotter plots(plot_options, std::cerr);
+    Plotter plots(plot_options, std::cout, std::cerr);
     ArticleChecks checks;
     Chapter chapter{std::cout, checks, plots};
     story(chapter);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <tuple>
@@ -66,9 +67,40 @@ std::vector<Cell> long_rows(const arma::mat& m) {
   return cells;
 }
 
+// The colour range every panel of a heatmap figure shares: [0, 1] for weights, symmetric
+// about 0 for scores.
+double colour_reach(const std::vector<Heatmap>& panels) {
+  if (panels.front().scale == ColourScale::weights) return 1.0;
+  double reach = 1e-12;
+  for (const Heatmap& h : panels) reach = std::max(reach, arma::abs(h.values).max());
+  return reach;
+}
+
+// The gnuplot commands that draw one heatmap panel; data follow as two inline blocks.
+std::string heatmap_commands(const Heatmap& h, double reach) {
+  const bool weights = h.scale == ColourScale::weights;
+  const double rows = static_cast<double>(h.values.n_rows);
+  const double cols = static_cast<double>(h.values.n_cols);
+  return fmt::format(
+             "set title {}\n"
+             "set xlabel 'key (the token being looked at)'\nset ylabel 'query (the token asking)'\n"
+             "set xrange [-0.5:{}]\nset yrange [{}:-0.5]\nset xtics {}\nset ytics {}\n"
+             "set tics scale 0\nset size ratio -1\nunset key\nset cbrange [{}:{}]\nset cblabel {}\n",
+             quoted(h.title), cols - 0.5, rows - 0.5, tics(h.keys), tics(h.queries),
+             weights ? 0.0 : -reach, reach, quoted(weights ? "weight" : "score")) +
+         (weights ? "set palette defined (0 '#f7fbff', 0.5 '#6baed6', 1 '#08306b')\n"
+                  : "set palette defined (-1 '#b2182b', 0 '#f7f7f7', 1 '#2166ac')\n") +
+         // Dark cells get white text so every value stays readable.
+         fmt::format("plot '-' using 2:1:3 with image, '-' using 2:1:(sprintf('%.{}f', $3)):"
+                     "(abs($3) > {} ? 0xffffff : 0x000000) "
+                     "with labels textcolor rgb variable font ',12'\n",
+                     h.decimals, 0.6 * reach);
+}
+
 }  // namespace
 
-Plotter::Plotter(PlotOptions options, std::ostream& log) : options_(std::move(options)), log_(log) {
+Plotter::Plotter(PlotOptions options, std::ostream& out, std::ostream& log)
+    : options_(std::move(options)), out_(out), log_(log) {
   if (!options_.enabled) {
     fmt::print(log_, "plots skipped (--no-plots)\n");
     return;
@@ -80,7 +112,7 @@ Plotter::Plotter(PlotOptions options, std::ostream& log) : options_(std::move(op
     return;
   }
   std::error_code ec;
-  fs::create_directories(options_.folder, ec);
+  if (!options_.in_terminal) fs::create_directories(options_.folder, ec);
   if (ec) {
     fmt::print(log_, "plots skipped: cannot create the folder {} ({}); the numbers are still "
                      "computed and checked\n", options_.folder.string(), ec.message());
@@ -89,51 +121,58 @@ Plotter::Plotter(PlotOptions options, std::ostream& log) : options_(std::move(op
   active_ = true;
 }
 
-fs::path Plotter::start(const std::string& name) { return options_.folder / (name + ".png"); }
+fs::path Plotter::path_for(const std::string& name) const {
+  return options_.folder / (name + ".png");
+}
 
 std::string Plotter::preamble(const fs::path& png, int width, int height,
                               const std::string& title) const {
+  if (options_.in_terminal) {
+    out_.flush();  // gnuplot writes straight to our stdout: keep the story in order
+    // About 9 pixels per character column and 18 per row gives the PNG's proportions.
+    return fmt::format("set terminal dumb size {},{} ansi256\nset output\nset title {}\n",
+                       std::clamp(width / 9, 60, 200), std::clamp(height / 18, 20, 60),
+                       quoted(title));
+  }
   return fmt::format("set terminal pngcairo size {},{} font 'DejaVu Sans,11' noenhanced\n"
                      "set output {}\nset title {}\n",
                      width, height, quoted(png.string()), quoted(title));
 }
 
 void Plotter::finish(const fs::path& png) {
+  if (options_.in_terminal) return;
   std::error_code ec;
   if (fs::file_size(png, ec) > 0 && !ec) fmt::print(log_, "wrote {}\n", png.string());
   else fmt::print(log_, "warning: gnuplot did not write {}\n", png.string());
 }
 
-void Plotter::heatmap(const Heatmap& h) {
-  require_labels(h.name + " (rows)", h.queries.size(), h.values.n_rows);
-  require_labels(h.name + " (columns)", h.keys.size(), h.values.n_cols);
+void Plotter::heatmap(const Heatmap& h) { heatmaps({h.name, "", {h}}); }
+
+void Plotter::heatmaps(const HeatmapRow& row) {
+  if (row.panels.empty()) throw InputError(fmt::format("figure {} has no panels", row.name));
+  for (const Heatmap& h : row.panels) {
+    require_labels(row.name + " (rows)", h.queries.size(), h.values.n_rows);
+    require_labels(row.name + " (columns)", h.keys.size(), h.values.n_cols);
+  }
   if (!active_) return;
-  const fs::path png = start(h.name);
-  const bool weights = h.scale == ColourScale::weights;
-  const double reach = weights ? 1.0 : std::max(arma::abs(h.values).max(), 1e-12);
-  const double low = weights ? 0.0 : -reach;
-  const auto cell_px = 90, rows = static_cast<int>(h.values.n_rows),
-             cols = static_cast<int>(h.values.n_cols);
+  const fs::path png = path_for(row.name);
+  const double reach = colour_reach(row.panels);
+  const int cell_px = 90, panels = static_cast<int>(row.panels.size());
+  const int cols = static_cast<int>(row.panels.front().values.n_cols);
+  const int rows = static_cast<int>(row.panels.front().values.n_rows);
+  const int width = panels * std::max(520, 260 + cell_px * cols);
+  const int height = std::max(420, 170 + cell_px * rows) + (panels > 1 ? 40 : 0);
   {
     Gnuplot gp(gnuplot_.string());
-    gp << preamble(png, std::max(520, 260 + cell_px * cols), std::max(420, 170 + cell_px * rows),
-                   h.title)
-       << "set xlabel 'key (the token being looked at)'\nset ylabel 'query (the token asking)'\n"
-       << fmt::format("set xrange [-0.5:{}]\nset yrange [{}:-0.5]\n", cols - 0.5, rows - 0.5)
-       << "set xtics " << tics(h.keys) << "\nset ytics " << tics(h.queries) << "\n"
-       << "set tics scale 0\nset size ratio -1\nunset key\n"
-       << fmt::format("set cbrange [{}:{}]\n", low, reach)
-       << "set cblabel " << quoted(weights ? "weight" : "score") << "\n"
-       << (weights ? "set palette defined (0 '#f7fbff', 0.5 '#6baed6', 1 '#08306b')\n"
-                   : "set palette defined (-1 '#b2182b', 0 '#f7f7f7', 1 '#2166ac')\n")
-       // Dark cells get white text so every value stays readable.
-       << fmt::format("plot '-' using 2:1:3 with image, '-' using 2:1:(sprintf('%.{}f', $3)):"
-                      "(abs($3) > {} ? 0xffffff : 0x000000) "
-                      "with labels textcolor rgb variable font ',13'\n",
-                      h.decimals, 0.6 * reach);
-    const auto cells = long_rows(h.values);
-    gp.send1d(cells);
-    gp.send1d(cells);
+    gp << preamble(png, width, height, "");
+    if (panels > 1) gp << fmt::format("set multiplot layout 1,{} title {}\n", panels, quoted(row.title));
+    for (const Heatmap& h : row.panels) {
+      gp << heatmap_commands(h, reach);
+      const auto cells = long_rows(h.values);
+      gp.send1d(cells);
+      gp.send1d(cells);
+    }
+    if (panels > 1) gp << "unset multiplot\n";
   }
   finish(png);
 }
@@ -141,13 +180,13 @@ void Plotter::heatmap(const Heatmap& h) {
 void Plotter::bars(const BarChart& b) {
   require_labels(b.name, b.labels.size(), b.values.n_elem);
   if (!active_) return;
-  const fs::path png = start(b.name);
+  const fs::path png = path_for(b.name);
   {
     Gnuplot gp(gnuplot_.string());
     gp << preamble(png, 720, 440, b.title)
        << "set ylabel " << quoted(b.value_label) << "\n"
        << "set xtics " << tics(b.labels) << "\nset tics scale 0\nunset key\n"
-       << fmt::format("set xrange [-0.6:{}]\n", b.values.n_elem - 0.4)
+       << fmt::format("set xrange [-0.6:{}]\n", static_cast<double>(b.values.n_elem) - 0.4)
        << (b.unit_range ? "set yrange [0:1]\n" : "set offsets 0, 0, graph 0.1, 0\n")
        << "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset grid ytics\n"
        << "plot '-' using 1:2 with boxes lc rgb '#3182bd', "
@@ -166,7 +205,7 @@ void Plotter::vectors(const VectorPicture& v) {
       throw ShapeError(fmt::format("figure {}: arrow {} has tip {}, a 2-D picture needs (1 × 2)",
                                    v.name, a.label, shape_of(a.tip)));
   if (!active_) return;
-  const fs::path png = start(v.name);
+  const fs::path png = path_for(v.name);
   {
     Gnuplot gp(gnuplot_.string());
     gp << preamble(png, 640, 560, v.title)

@@ -7,7 +7,8 @@
 /// weights use a fixed 0..1 colour scale and scores a scale symmetric about 0.
 ///
 /// Without gnuplot on the `PATH` nothing is drawn: the chapter still computes, prints and
-/// checks, and one line on stderr says that plots were skipped.
+/// checks, and one line on stderr says that plots were skipped. With `in_terminal` the same
+/// figures are drawn as coloured text on stdout (gnuplot's `dumb` terminal), for readers on SSH.
 #pragma once
 
 #include <armadillo>
@@ -23,6 +24,7 @@ namespace attn {
 struct PlotOptions {
   bool enabled = true;            ///< false with `--no-plots`.
   std::filesystem::path folder;   ///< where PNG files go (created if missing).
+  bool in_terminal = false;       ///< draw on stdout as ANSI text instead of PNG files.
 };
 
 /// \brief How a heatmap's colours map to values.
@@ -40,6 +42,13 @@ struct Heatmap {
   arma::mat values;                     ///< `(queries × keys)`.
   ColourScale scale = ColourScale::weights;  ///< colour mapping.
   int decimals = 2;                     ///< digits written in each cell.
+};
+
+/// \brief Several heatmaps side by side in one figure, on one shared colour scale.
+struct HeatmapRow {
+  std::string name;               ///< file stem of the figure.
+  std::string title;              ///< shown above all panels.
+  std::vector<Heatmap> panels;    ///< left to right; their own names are not used.
 };
 
 /// \brief Labelled bars, one per token (for example one query's weights).
@@ -70,26 +79,33 @@ struct VectorPicture {
 class Plotter {
  public:
   /// \brief Looks for gnuplot on the `PATH` once; reports on \p log if plots will be skipped.
-  /// \param options where and whether to draw. \param log where messages go (stderr).
-  Plotter(PlotOptions options, std::ostream& log);
+  /// \param options where and whether to draw.
+  /// \param out the chapter's stdout, flushed before a figure is drawn in the terminal.
+  /// \param log where messages go (stderr).
+  Plotter(PlotOptions options, std::ostream& out, std::ostream& log);
 
   /// \brief Whether figures are actually drawn. \return false if disabled or no gnuplot.
   bool active() const { return active_; }
 
-  /// \brief Draws a heatmap. \param h the figure. \throws ShapeError if labels and values disagree.
+  /// \brief Draws one heatmap. \param h the figure.
+  /// \throws ShapeError if the labels do not match the values' shape.
   void heatmap(const Heatmap& h);
+  /// \brief Draws heatmaps side by side on one colour scale. \param row the figure.
+  /// \throws ShapeError if a panel's labels do not match its values.
+  void heatmaps(const HeatmapRow& row);
   /// \brief Draws a bar chart. \param b the figure. \throws ShapeError if labels and values disagree.
   void bars(const BarChart& b);
   /// \brief Draws 2-D arrows. \param v the figure. \throws ShapeError unless every tip is `(1 × 2)`.
   void vectors(const VectorPicture& v);
 
  private:
-  std::filesystem::path start(const std::string& name);
+  std::filesystem::path path_for(const std::string& name) const;
   std::string preamble(const std::filesystem::path& png, int width, int height,
                        const std::string& title) const;
   void finish(const std::filesystem::path& png);
 
   PlotOptions options_;
+  std::ostream& out_;
   std::ostream& log_;
   std::filesystem::path gnuplot_;
   bool active_ = false;
