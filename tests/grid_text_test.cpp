@@ -25,4 +25,10 @@ TEST(GridTable, LabelsMustMatchTheGrid) {
                attn::ShapeError);
 }
 
+TEST(VectorText, CommaSeparatedWithFixedDecimals) {
+  EXPECT_EQ(attn::vector_text(arma::rowvec{0.35, 0.22}), "[0.35, 0.22]");
+  EXPECT_EQ(attn::vector_text(arma::vec{1.5, -0.5}, 1), "[1.5, -0.5]");
+  EXPECT_EQ(attn::vector_text(arma::rowvec()), "[]");
+}
+
 }  // namespace

@@ -54,4 +54,16 @@ Attention self_attention(const arma::mat& X, const Projections& W) {
   return scaled_dot_product_attention(qkv.Q, qkv.K, qkv.V);
 }
 
+arma::uword strongest_other(const arma::mat& grid, arma::uword query) {
+  if (grid.n_rows != grid.n_cols || grid.n_rows < 2)
+    throw ShapeError(fmt::format("strongest_other needs a square grid of two or more tokens, "
+                                 "got {}", shape_of(grid)));
+  if (query >= grid.n_rows)
+    throw std::out_of_range(fmt::format("query index {} is not a row of the grid {}", query,
+                                        shape_of(grid)));
+  arma::rowvec others = grid.row(query);
+  others(query) = -arma::datum::inf;  // leave the query itself out
+  return others.index_max();
+}
+
 }  // namespace attn

@@ -23,4 +23,11 @@ std::string grid_table(const std::vector<std::string>& queries,
   return text;
 }
 
+std::string vector_text(const arma::mat& values, int decimals) {
+  std::string text = "[";
+  for (arma::uword i = 0; i < values.n_elem; ++i)
+    text += fmt::format("{}{:.{}f}", i ? ", " : "", values(i), decimals);
+  return text + "]";
+}
+
 }  // namespace attn

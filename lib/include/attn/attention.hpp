@@ -84,4 +84,17 @@ QKV project(const arma::mat& X, const Projections& W);
 /// \return scores and weights `(n × n)`, output `(n × d_v)`.
 Attention self_attention(const arma::mat& X, const Projections& W);
 
+/// \brief The key a query weighs most, the query itself left out.
+///
+/// \f[ \operatorname*{arg\,max}_{j \ne i} W_{ij} \f]
+///
+/// Every token tends to score itself highly, so "who does this token pull toward?" is asked
+/// of the other tokens. Ties go to the first such key.
+/// \param grid `W: (n × n)` weights (or scores) of a sentence attending to itself.
+/// \param query the row \f$i\f$.
+/// \return the column \f$j \ne i\f$ with the largest entry in row \f$i\f$.
+/// \throws ShapeError unless \p grid is square with at least two rows;
+///         std::out_of_range if \p query is not a row.
+arma::uword strongest_other(const arma::mat& grid, arma::uword query);
+
 }  // namespace attn

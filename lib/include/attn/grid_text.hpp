@@ -23,4 +23,9 @@ std::string grid_table(const std::vector<std::string>& queries,
                        const std::vector<std::string>& keys, const arma::mat& grid,
                        int decimals = 2);
 
+/// \brief A vector written as in the Module 2.1 article: `[0.35, 0.22]`.
+/// \param values `(1 × d)` or `(d × 1)`. \param decimals digits after the point.
+/// \return the entries, each as `{:.{decimals}f}`, comma separated, in brackets.
+std::string vector_text(const arma::mat& values, int decimals = 2);
+
 }  // namespace attn

@@ -1,0 +1,37 @@
+#include "attn/examples.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace attn::examples {
+
+NimbusThread nimbus_thread() {
+  NimbusThread t;
+  t.tokens = {"why", "did", "my", "Nimbus", "export", "fail"};
+  t.embeddings = {
+      // about the problem, frames the question
+      {-1.0, 1.5},  // why
+      {-1.0, 0.5},  // did
+      {-0.5, 1.0},  // my
+      {1.0, -0.5},  // Nimbus
+      {1.5, 0.5},   // export
+      {1.5, 1.0},   // fail
+  };
+  t.projections.W_Q = {{0.2, 0.1}, {0.1, 0.14}};   // Q(export) = [0.35, 0.22]
+  t.projections.W_K = {{0.6, 0.2}, {0.1, 0.4}};    // K(fail) = [1.0, 0.7]
+  t.projections.W_V = {{0.8, 0.2}, {-0.2, 0.9}};
+  return t;
+}
+
+arma::uword token_index(const std::vector<std::string>& tokens, const std::string& token) {
+  const auto found = std::find(tokens.begin(), tokens.end(), token);
+  if (found == tokens.end())
+    throw std::invalid_argument(fmt::format("unknown token \"{}\"; the tokens are: {}", token,
+                                            fmt::join(tokens, ", ")));
+  return static_cast<arma::uword>(found - tokens.begin());
+}
+
+}  // namespace attn::examples

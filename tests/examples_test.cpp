@@ -1,0 +1,56 @@
+#include <attn/attention.hpp>
+#include <attn/examples.hpp>
+#include <attn/validate.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace {
+
+using attn::examples::nimbus_thread;
+using attn::examples::token_index;
+
+TEST(NimbusThread, ShapesMatchTheDesign) {
+  const auto t = nimbus_thread();
+  EXPECT_EQ(t.tokens.size(), 6u);
+  EXPECT_EQ(attn::shape_of(t.embeddings), "(6 × 2)");
+  EXPECT_EQ(attn::shape_of(t.projections.W_Q), "(2 × 2)");
+  EXPECT_NE(arma::det(t.projections.W_V), 0.0) << "W_V must keep all information";
+}
+
+TEST(NimbusThread, ReproducesModuleNumbersBeforeRounding) {
+  const auto t = nimbus_thread();
+  const attn::QKV qkv = attn::project(t.embeddings, t.projections);
+  const arma::uword exp = token_index(t.tokens, "export"), fail = token_index(t.tokens, "fail");
+  EXPECT_NEAR(qkv.Q(exp, 0), 0.35, 1e-12);
+  EXPECT_NEAR(qkv.Q(exp, 1), 0.22, 1e-12);
+  EXPECT_NEAR(arma::dot(qkv.Q.row(exp), qkv.K.row(fail)) / std::sqrt(2.0), 0.504 / std::sqrt(2.0),
+              1e-12);
+}
+
+TEST(TokenIndex, UnknownTokenListsTheValidOnes) {
+  const auto t = nimbus_thread();
+  EXPECT_EQ(token_index(t.tokens, "Nimbus"), 3u);
+  try {
+    token_index(t.tokens, "bank");
+    FAIL() << "unknown token accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "unknown token \"bank\"; the tokens are: why, did, my, Nimbus, export, fail");
+  }
+}
+
+TEST(StrongestOther, LeavesTheQueryItselfOut) {
+  const arma::mat w = {{0.7, 0.2, 0.1}, {0.3, 0.3, 0.4}, {0.5, 0.1, 0.4}};
+  EXPECT_EQ(attn::strongest_other(w, 0), 1u);
+  EXPECT_EQ(attn::strongest_other(w, 1), 2u);
+  EXPECT_EQ(attn::strongest_other(w, 2), 0u);
+}
+
+TEST(StrongestOther, RejectsNonSquareGridsAndBadRows) {
+  EXPECT_THROW(attn::strongest_other(arma::mat(2, 3, arma::fill::ones), 0), attn::ShapeError);
+  EXPECT_THROW(attn::strongest_other(arma::mat(1, 1, arma::fill::ones), 0), attn::ShapeError);
+  EXPECT_THROW(attn::strongest_other(arma::mat(2, 2, arma::fill::ones), 2), std::out_of_range);
+}
+
+}  // namespace
