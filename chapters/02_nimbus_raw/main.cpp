@@ -1,0 +1,73 @@
+// Chapter 02: the Nimbus thread on raw embeddings.
+//
+// Every token of "Why did my Nimbus export fail?" uses its own embedding to ask and to answer,
+// as Module 1.3 did. Because one vector does both jobs, the score grid is symmetric.
+// The book's page for this chapter is chapters/02_nimbus_raw/chapter.md.
+
+#include <attn/attention.hpp>
+#include <attn/chapter.hpp>
+#include <attn/examples.hpp>
+#include <attn/grid_text.hpp>
+
+#include <fmt/ostream.h>
+
+namespace {
+
+void tell_story(attn::Chapter& ch) {
+  //! [thread]
+  const attn::examples::NimbusThread thread = attn::examples::nimbus_thread();
+  const std::vector<std::string>& tokens = thread.tokens;
+  const arma::mat& E = thread.embeddings;  // (6 × 2)
+  //! [thread]
+  fmt::print(ch.out, "\"Why did my Nimbus export fail?\" on raw 2-D embeddings\n\n");
+  for (arma::uword i = 0; i < tokens.size(); ++i)
+    fmt::print(ch.out, "{:>10}  {}\n", tokens[i], attn::vector_text(E.row(i), 1));
+
+  //! [raw-attention]
+  const attn::Attention raw = attn::raw_self_attention(E);
+  // raw.scores  (6 × 6): S = E E^T, each token's embedding asks and answers
+  // raw.weights (6 × 6): softmax of each row
+  //! [raw-attention]
+  fmt::print(ch.out, "\nscores S = E E^T (rows = queries, cols = keys)\n{}",
+             attn::grid_table(tokens, tokens, raw.scores));
+  fmt::print(ch.out, "\nweights, each row a softmax of its scores\n{}",
+             attn::grid_table(tokens, tokens, raw.weights));
+
+  //! [claims]
+  const arma::uword export_row = attn::examples::token_index(tokens, "export");
+  const arma::uword fail_row = attn::examples::token_index(tokens, "fail");
+  const arma::uword export_partner = attn::strongest_other(raw.weights, export_row);
+  const arma::uword fail_partner = attn::strongest_other(raw.weights, fail_row);
+  //! [claims]
+  fmt::print(ch.out, "\nexport leans most on {} ({:.2f}); fail leans most on {} ({:.2f})\n",
+             tokens[export_partner], raw.weights(export_row, export_partner),
+             tokens[fail_partner], raw.weights(fail_row, fail_partner));
+  fmt::print(ch.out, "largest |S - S^T| = {:.2f}: one vector asks and answers, so S is symmetric\n",
+             arma::abs(raw.scores - raw.scores.t()).max());
+
+  //! [check-claims]
+  ch.checks.claim("export's strongest other token is fail", export_partner == fail_row);
+  ch.checks.claim("fail's strongest other token is export", fail_partner == export_row);
+  ch.checks.claim("the raw score grid is symmetric (S = S^T)",
+                  arma::approx_equal(raw.scores, raw.scores.t(), "absdiff", 0.0));
+  //! [check-claims]
+
+  ch.plots.heatmap({"02-01-scores", "Raw scores S = E E^T: symmetric", tokens, tokens, raw.scores,
+                    attn::ColourScale::scores});
+  ch.plots.heatmap({"02-02-weights", "Raw weights: softmax of each row", tokens, tokens,
+                    raw.weights, attn::ColourScale::weights});
+  std::vector<attn::Arrow> arrows;
+  for (arma::uword i = 0; i < tokens.size(); ++i)
+    arrows.push_back(
+        {tokens[i], E.row(i), i == export_row || i == fail_row ? "#d6604d" : "#4d4d4d"});
+  ch.plots.vectors({"02-03-embeddings", "The Nimbus tokens' raw embeddings", arrows});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return attn::run_chapter(argc, argv,
+                           {"ch02_nimbus_raw",
+                            "Chapter 02: raw-embedding self-attention on the Nimbus question"},
+                           {}, tell_story);
+}

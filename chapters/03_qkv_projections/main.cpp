@@ -1,0 +1,204 @@
+// Chapter 03: the Nimbus thread through queries, keys and values.
+//
+// Each token is projected three ways before attention: Q = X W_Q (what it looks for),
+// K = X W_K (what it offers to be matched on), V = X W_V (what it hands over). Pick a token
+// with --token and watch its whole equation run, numbers filled in.
+// The book's page for this chapter is chapters/03_qkv_projections/chapter.md.
+
+#include <attn/attention.hpp>
+#include <attn/chapter.hpp>
+#include <attn/examples.hpp>
+#include <attn/grid_text.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fmt/ostream.h>
+
+#include <cmath>
+#include <string>
+
+namespace {
+
+using attn::vector_text;
+
+//! [module-numbers]
+// What Module 2.1 prints for the token "export", quoted exactly.
+const std::string kModuleQuery = "Q(export) = [0.35, 0.22]";
+const std::string kModuleScore = "Q(export) · K(fail) / √2 = 0.36";
+const std::string kModuleSum = "Σ weights = 1.00";
+const std::vector<double> kQueryExport = {0.35, 0.22};  // to 2 decimals
+const double kScoreExportFail = 0.36;                    // to 2 decimals
+//! [module-numbers]
+
+// Everything the chapter computes once: the sentence, its projections, both attentions.
+struct Run {
+  attn::examples::NimbusThread thread;
+  attn::QKV qkv;                // Q, K, V: (6 × 2) each
+  attn::Attention raw;          // chapter 02's attention, for comparison
+  attn::Attention projected;    // softmax(Q K^T / √2) V
+  std::string sqrt_dk;          // "√2"
+};
+
+Run compute() {
+  Run r;
+  r.thread = attn::examples::nimbus_thread();
+  //! [projections]
+  r.qkv = attn::project(r.thread.embeddings, r.thread.projections);
+  r.projected = attn::scaled_dot_product_attention(r.qkv.Q, r.qkv.K, r.qkv.V);
+  //! [projections]
+  r.raw = attn::raw_self_attention(r.thread.embeddings);
+  r.sqrt_dk = fmt::format("√{}", r.qkv.K.n_cols);
+  return r;
+}
+
+// The three lines the module shows for a token, its strongest partner as the example key.
+struct ModuleLines {
+  std::string query, score, sum;
+};
+
+ModuleLines module_lines(const Run& r, arma::uword t) {
+  const auto& tokens = r.thread.tokens;
+  const arma::uword partner = attn::strongest_other(r.projected.weights, t);
+  return {fmt::format("Q({}) = {}", tokens[t], vector_text(r.qkv.Q.row(t))),
+          fmt::format("Q({}) · K({}) / {} = {:.2f}", tokens[t], tokens[partner], r.sqrt_dk,
+                      r.projected.scores(t, partner)),
+          fmt::format("Σ weights = {:.2f}", arma::accu(r.projected.weights.row(t)))};
+}
+
+// Step 1 of the walk-through: the token's embedding times each projection matrix.
+void show_projection(attn::Chapter& ch, const Run& r, arma::uword t) {
+  const std::string& name = r.thread.tokens[t];
+  const arma::rowvec x = r.thread.embeddings.row(t);
+  const arma::mat& W_Q = r.thread.projections.W_Q;
+  fmt::print(ch.out, "step 1  project: x({}) = {}\n", name, vector_text(x, 1));
+  fmt::print(ch.out, "  Q({0}) = x({0}) W_Q = [{1:.1f} × {3:.2f} + {2:.1f} × {4:.2f}, "
+                     "{1:.1f} × {5:.2f} + {2:.1f} × {6:.2f}] = {7}\n",
+             name, x(0), x(1), W_Q(0, 0), W_Q(1, 0), W_Q(0, 1), W_Q(1, 1),
+             vector_text(r.qkv.Q.row(t)));
+  fmt::print(ch.out, "  K({0}) = x({0}) W_K = {1}    V({0}) = x({0}) W_V = {2}\n", name,
+             vector_text(r.qkv.K.row(t)), vector_text(r.qkv.V.row(t)));
+}
+
+// Step 2: one scaled dot product per key.
+void show_scores(attn::Chapter& ch, const Run& r, arma::uword t) {
+  const auto& tokens = r.thread.tokens;
+  const double root = std::sqrt(static_cast<double>(r.qkv.K.n_cols));
+  fmt::print(ch.out, "step 2  score every key: Q({}) · K(j) / {}\n", tokens[t], r.sqrt_dk);
+  for (arma::uword j = 0; j < tokens.size(); ++j)
+    fmt::print(ch.out, "  Q({}) · K({}) / {} = ({:.2f} × {:.2f} + {:.2f} × {:.2f}) / {:.3f} = {:.2f}\n",
+               tokens[t], tokens[j], r.sqrt_dk, r.qkv.Q(t, 0), r.qkv.K(j, 0), r.qkv.Q(t, 1),
+               r.qkv.K(j, 1), root, r.projected.scores(t, j));
+}
+
+// Step 3: softmax over the row of scores.
+void show_weights(attn::Chapter& ch, const Run& r, arma::uword t) {
+  const auto& tokens = r.thread.tokens;
+  const arma::rowvec scores = r.projected.scores.row(t);
+  const double total = arma::accu(arma::exp(scores));
+  fmt::print(ch.out, "step 3  softmax: weight(j) = e^score(j) / Σ_k e^score(k), "
+                     "Σ_k e^score(k) = {:.3f}\n", total);
+  for (arma::uword j = 0; j < tokens.size(); ++j)
+    fmt::print(ch.out, "  weight({}) = e^{:.2f} / {:.3f} = {:.2f}\n", tokens[j], scores(j), total,
+               r.projected.weights(t, j));
+  fmt::print(ch.out, "  Σ weights = {:.2f}\n", arma::accu(r.projected.weights.row(t)));
+}
+
+// Step 4: the weighted sum of the values.
+void show_output(attn::Chapter& ch, const Run& r, arma::uword t) {
+  const auto& tokens = r.thread.tokens;
+  fmt::print(ch.out, "step 4  blend the values: out({}) = Σ_j weight(j) V(j)\n", tokens[t]);
+  for (arma::uword j = 0; j < tokens.size(); ++j)
+    fmt::print(ch.out, "  {} {:.2f} × V({}) = {:.2f} × {}\n", j ? "+" : " ",
+               r.projected.weights(t, j), tokens[j], r.projected.weights(t, j),
+               vector_text(r.qkv.V.row(j)));
+  fmt::print(ch.out, "  = {}\n", vector_text(r.projected.output.row(t), 3));
+}
+
+void step_through(attn::Chapter& ch, const Run& r, arma::uword t) {
+  const ModuleLines lines = module_lines(r, t);
+  fmt::print(ch.out, "The equation for \"{}\"\n\n{}\n{}\n{}\n\n", r.thread.tokens[t],
+             lines.query, lines.score, lines.sum);
+  show_projection(ch, r, t);
+  show_scores(ch, r, t);
+  show_weights(ch, r, t);
+  show_output(ch, r, t);
+}
+
+void show_grids(attn::Chapter& ch, const Run& r) {
+  const auto& tokens = r.thread.tokens;
+  fmt::print(ch.out, "\nprojected scores Q K^T / {} (rows = queries, cols = keys)\n{}", r.sqrt_dk,
+             attn::grid_table(tokens, tokens, r.projected.scores));
+  fmt::print(ch.out, "\nprojected weights\n{}",
+             attn::grid_table(tokens, tokens, r.projected.weights));
+  fmt::print(ch.out, "\nlargest |S - S^T|: raw {:.2f}, projected {:.2f}\n",
+             arma::abs(r.raw.scores - r.raw.scores.t()).max(),
+             arma::abs(r.projected.scores - r.projected.scores.t()).max());
+}
+
+void check_module(attn::Chapter& ch, const Run& r) {
+  //! [check-module]
+  const auto& tokens = r.thread.tokens;
+  const arma::uword export_row = attn::examples::token_index(tokens, "export");
+  const arma::uword fail_row = attn::examples::token_index(tokens, "fail");
+  const ModuleLines lines = module_lines(r, export_row);
+  ch.checks.line("printed Q(export)", kModuleQuery, lines.query);
+  ch.checks.line("printed score", kModuleScore, lines.score);
+  ch.checks.line("printed sum", kModuleSum, lines.sum);
+  ch.checks.numbers("Q(export)", {"0", "1"}, kQueryExport, 2, r.qkv.Q.row(export_row));
+  ch.checks.number("Q(export) · K(fail) / √2", kScoreExportFail, 2,
+                   r.projected.scores(export_row, fail_row));
+  ch.checks.claim("export still pulls toward fail (its strongest other token)",
+                  attn::strongest_other(r.projected.weights, export_row) == fail_row);
+  ch.checks.claim("fail still pulls toward export (its strongest other token)",
+                  attn::strongest_other(r.projected.weights, fail_row) == export_row);
+  ch.checks.claim("the projected score grid is no longer symmetric",
+                  !arma::approx_equal(r.projected.scores, r.projected.scores.t(), "absdiff", 1e-3));
+  //! [check-module]
+}
+
+void draw(attn::Chapter& ch, const Run& r, arma::uword t) {
+  const auto& tokens = r.thread.tokens;
+  using attn::ColourScale;
+  ch.plots.heatmaps({"03-01-scores", "Scores: raw E E^T (left) vs projected Q K^T / √2 (right)",
+                     {{"", "raw", tokens, tokens, r.raw.scores, ColourScale::scores},
+                      {"", "projected", tokens, tokens, r.projected.scores, ColourScale::scores}}});
+  ch.plots.heatmaps({"03-02-weights", "Weights: raw (left) vs projected (right)",
+                     {{"", "raw", tokens, tokens, r.raw.weights, ColourScale::weights},
+                      {"", "projected", tokens, tokens, r.projected.weights,
+                       ColourScale::weights}}});
+  ch.plots.bars({fmt::format("03-03-{}-weights", tokens[t]),
+                 fmt::format("How much \"{}\" takes from each token", tokens[t]), tokens,
+                 r.projected.weights.row(t), "weight"});
+  std::vector<attn::Arrow> arrows;
+  for (arma::uword j = 0; j < tokens.size(); ++j)
+    arrows.push_back({"V(" + tokens[j] + ")", r.qkv.V.row(j), "#9e9e9e"});
+  arrows.push_back({"out(" + tokens[t] + ")", r.projected.output.row(t), "#d6604d"});
+  ch.plots.vectors({fmt::format("03-04-{}-output", tokens[t]),
+                    fmt::format("out({}) is a weighted average of the values", tokens[t]),
+                    arrows});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> tokens = attn::examples::nimbus_thread().tokens;
+  std::string token = "export";
+  const auto options = [&](CLI::App& app) {
+    app.add_option("--token", token, "The token whose equation is walked through")
+        ->check(CLI::IsMember(tokens))
+        ->type_name("NAME")
+        ->capture_default_str();
+  };
+  const auto story = [&](attn::Chapter& ch) {
+    const Run r = compute();
+    const arma::uword t = attn::examples::token_index(tokens, token);
+    step_through(ch, r, t);
+    show_grids(ch, r);
+    check_module(ch, r);
+    draw(ch, r, t);
+  };
+  return attn::run_chapter(argc, argv,
+                           {"ch03_qkv_projections",
+                            "Chapter 03: Q, K, V projections on the Nimbus question, one token "
+                            "step by step"},
+                           options, story);
+}
