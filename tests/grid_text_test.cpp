@@ -20,6 +20,19 @@ TEST(GridTable, OtherPrecisionsAndNegatives) {
             "         q      -1.2     3.0\n");
 }
 
+TEST(GridTable, PadsLikePythonByCodePoints) {
+  // f"{'café':>8}" is four spaces then café: Python counts code points, not bytes.
+  EXPECT_EQ(attn::grid_table({"café"}, {"naïve"}, arma::mat(1, 1).fill(0.5)),
+            "               naïve\n"
+            "      café      0.50\n");
+}
+
+TEST(GridTable, LongLabelsAreNotCut) {
+  EXPECT_EQ(attn::grid_table({"supercalifragilistic"}, {"supercalifragilistic"}, arma::mat(1, 1).fill(1.0)),
+            "            supercalifragilistic\n"
+            "supercalifragilistic      1.00\n");
+}
+
 TEST(GridTable, LabelsMustMatchTheGrid) {
   EXPECT_THROW(attn::grid_table({"a", "b"}, {"a"}, arma::mat(2, 2, arma::fill::zeros)),
                attn::ShapeError);

@@ -54,7 +54,7 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOpt
     ArticleChecks checks;
     Chapter chapter{std::cout, checks, plots};
     story(chapter);
-    return checks.report(std::cout, std::cerr);
+    return checks.report(info.checks_on_stderr ? std::cerr : std::cout, std::cerr);
   } catch (const std::exception& e) {
     fmt::print(std::cerr, "{}: error: {}\n", info.executable, e.what());
     return 1;

@@ -24,6 +24,9 @@ namespace attn {
 struct ChapterInfo {
   std::string executable;  ///< `"ch01_raw_attention"`.
   std::string summary;     ///< one sentence on what the chapter shows.
+  /// true when stdout must be exactly what an article's program prints, so the table of
+  /// checks goes to stderr instead.
+  bool checks_on_stderr = false;
 };
 
 /// \brief What a chapter's story is handed: where to print, what to check, how to draw.
