@@ -15,4 +15,10 @@ arma::mat softmax_rows(const arma::mat& scores) {
 
 arma::rowvec softmax(const arma::rowvec& scores) { return softmax_rows(scores); }
 
+arma::mat softmax_whole(const arma::mat& scores) {
+  // The whole matrix as one long row, then back to its shape.
+  const arma::rowvec flat = softmax(arma::vectorise(scores).t());
+  return arma::reshape(flat, scores.n_rows, scores.n_cols);
+}
+
 }  // namespace attn

@@ -24,4 +24,15 @@ arma::mat softmax_rows(const arma::mat& scores);
 /// \return `w: (1 × m)`, positive, summing to 1.
 arma::rowvec softmax(const arma::rowvec& scores);
 
+/// \brief One softmax over every entry of the matrix at once, the way attention does *not* work.
+///
+/// \f[ W_{ij} = \frac{e^{S_{ij} - m}}{\sum_{k,l} e^{S_{kl} - m}}, \qquad m = \max_{k,l} S_{kl} \f]
+///
+/// Chapter 05 uses it to show the difference: all entries together sum to 1, so a single row no
+/// longer describes how one query shares its attention.
+/// \param scores `S: (n × m)`, finite, non-empty.
+/// \return `W: (n × m)` summing to 1 in total.
+/// \throws InputError if \p scores is empty or holds NaN or infinity.
+arma::mat softmax_whole(const arma::mat& scores);
+
 }  // namespace attn

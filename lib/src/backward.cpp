@@ -1,0 +1,47 @@
+#include "attn/backward.hpp"
+
+#include "attn/validate.hpp"
+
+#include <cmath>
+
+namespace attn {
+
+arma::mat softmax_jacobian(const arma::rowvec& weights) {
+  return arma::diagmat(weights) - weights.t() * weights;  // (m × m)
+}
+
+arma::mat softmax_rows_backward(const arma::mat& weights, const arma::mat& upstream) {
+  require_same_rows("softmax backward", "W", weights, "dW", upstream);
+  require_same_cols("softmax backward", "W", weights, "dW", upstream);
+  const arma::vec agreement = arma::sum(upstream % weights, 1);  // (n × 1): Σ_k W̄_ik W_ik
+  return weights % (upstream.each_col() - agreement);            // (n × m)
+}
+
+AttentionGradients attend_backward(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
+                                   const Attention& forward, const arma::mat& dZ, double scale) {
+  require_same_rows("attention backward", "Z", forward.output, "dZ", dZ);
+  require_same_cols("attention backward", "Z", forward.output, "dZ", dZ);
+  AttentionGradients g;
+  g.dV = forward.weights.t() * dZ;                                         // (m × d_v)
+  const arma::mat dW = dZ * V.t();                                         // (n × m)
+  const arma::mat dS = softmax_rows_backward(forward.weights, dW);        // (n × m)
+  g.dQ = scale * dS * K;                                                   // (n × d_k)
+  g.dK = scale * dS.t() * Q;                                               // (m × d_k)
+  return g;
+}
+
+SelfAttentionGradients self_attention_backward(const arma::mat& X, const Projections& W,
+                                               const arma::mat& dZ) {
+  const QKV qkv = project(X, W);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(qkv.K.n_cols));
+  const Attention forward = attend(qkv.Q, qkv.K, qkv.V, scale);
+  const AttentionGradients g = attend_backward(qkv.Q, qkv.K, qkv.V, forward, dZ, scale);
+  SelfAttentionGradients s;
+  s.dW.W_Q = X.t() * g.dQ;  // (d_model × d_k)
+  s.dW.W_K = X.t() * g.dK;  // (d_model × d_k)
+  s.dW.W_V = X.t() * g.dV;  // (d_model × d_v)
+  s.dX = g.dQ * W.W_Q.t() + g.dK * W.W_K.t() + g.dV * W.W_V.t();  // (n × d_model)
+  return s;
+}
+
+}  // namespace attn

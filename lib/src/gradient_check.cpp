@@ -1,0 +1,31 @@
+#include "attn/gradient_check.hpp"
+
+#include "attn/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn {
+
+GradientCheck check_gradient(const std::function<double(const arma::mat&)>& loss,
+                             const arma::mat& x, const arma::mat& analytic, double h) {
+  require_same_rows("gradient check", "x", x, "analytic gradient", analytic);
+  require_same_cols("gradient check", "x", x, "analytic gradient", analytic);
+  constexpr double kFloor = 1e-8;
+  GradientCheck worst;
+  arma::mat probe = x;
+  for (arma::uword i = 0; i < x.n_elem; ++i) {
+    probe(i) = x(i) + h;
+    const double up = loss(probe);
+    probe(i) = x(i) - h;
+    const double down = loss(probe);
+    probe(i) = x(i);
+    const double numeric = (up - down) / (2.0 * h);
+    const double error =
+        std::fabs(numeric - analytic(i)) / std::max(std::fabs(numeric) + std::fabs(analytic(i)), kFloor);
+    if (error >= worst.max_relative_error) worst = {error, i, analytic(i), numeric};
+  }
+  return worst;
+}
+
+}  // namespace attn
