@@ -199,6 +199,35 @@ void Plotter::bars(const BarChart& b) {
   finish(png);
 }
 
+void Plotter::lines(const LinePlot& p) {
+  for (const Series& series : p.series)
+    require_labels(p.name + " (" + series.label + ")", p.x.n_elem, series.y.n_elem);
+  if (!active_) return;
+  const fs::path png = path_for(p.name);
+  {
+    Gnuplot gp(gnuplot_.string());
+    gp << preamble(png, 760, 480, p.title) << "set xlabel " << quoted(p.x_label) << "\n"
+       << "set ylabel " << quoted(p.y_label) << "\n"
+       << (p.log_x ? "set logscale x 2\n" : "") << (p.log_y ? "set logscale y 10\n" : "")
+       << "set grid\nset key " << p.key_at << " box opaque\n"
+       << "set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n"
+       << "plot ";
+    for (std::size_t i = 0; i < p.series.size(); ++i) {
+      const Series& s = p.series[i];
+      gp << (i ? ", " : "")
+         << fmt::format("'-' using 1:2 with linespoints lw 2 pt 7 ps 0.7 dt {} lc rgb {} title {}",
+                        s.dashed ? 2 : 1, quoted(s.colour), quoted(s.label));
+    }
+    gp << "\n";
+    for (const Series& s : p.series) {
+      std::vector<std::pair<double, double>> points;
+      for (arma::uword j = 0; j < p.x.n_elem; ++j) points.emplace_back(p.x(j), s.y(j));
+      gp.send1d(points);
+    }
+  }
+  finish(png);
+}
+
 void Plotter::vectors(const VectorPicture& v) {
   for (const Arrow& a : v.arrows)
     if (a.tip.n_elem != 2)

@@ -75,6 +75,27 @@ struct VectorPicture {
   std::vector<Arrow> arrows;    ///< drawn in order.
 };
 
+/// \brief One curve of a line plot.
+struct Series {
+  std::string label;    ///< shown in the key.
+  arma::rowvec y;       ///< `(1 × points)`, one value per x.
+  std::string colour;   ///< any gnuplot colour name or `#rrggbb`.
+  bool dashed = false;  ///< dashed for reference lines.
+};
+
+/// \brief Curves against a shared x axis (for example a measurement against d_k).
+struct LinePlot {
+  std::string name;             ///< file stem.
+  std::string title;            ///< shown above the plot.
+  std::string x_label;          ///< x-axis label.
+  std::string y_label;          ///< y-axis label.
+  arma::rowvec x;               ///< `(1 × points)`.
+  std::vector<Series> series;   ///< drawn in order, each with a key entry.
+  bool log_x = false;           ///< logarithmic x axis (base 2).
+  bool log_y = false;           ///< logarithmic y axis (base 10).
+  std::string key_at = "top left";  ///< where the key sits, in gnuplot's words.
+};
+
 /// \brief Draws the book's figures, or says once why it does not.
 class Plotter {
  public:
@@ -95,6 +116,9 @@ class Plotter {
   void heatmaps(const HeatmapRow& row);
   /// \brief Draws a bar chart. \param b the figure. \throws ShapeError if labels and values disagree.
   void bars(const BarChart& b);
+  /// \brief Draws curves against one x axis. \param p the figure.
+  /// \throws ShapeError unless every series has one value per x.
+  void lines(const LinePlot& p);
   /// \brief Draws 2-D arrows. \param v the figure. \throws ShapeError unless every tip is `(1 × 2)`.
   void vectors(const VectorPicture& v);
 
