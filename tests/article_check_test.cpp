@@ -52,6 +52,16 @@ TEST(ArticleChecks, TheToleranceIsTheArticlesRounding) {
   EXPECT_NE(r.err.find("MISMATCH: out"), std::string::npos) << r.err;
 }
 
+TEST(ArticleChecks, AboutMeansWithinTheGivenTolerance) {
+  attn::ArticleChecks checks;
+  checks.approximately("it -> cat", 0.60, 0.05, 0.6123);
+  EXPECT_TRUE(checks.all_passed());
+  checks.approximately("it -> cat", 0.60, 0.05, 0.6501);
+  const Report r = report_of(checks);
+  EXPECT_NE(r.err.find("MISMATCH: it -> cat: the article has about 0.60 (±0.05), we have 0.6501"),
+            std::string::npos) << r.err;
+}
+
 TEST(ArticleChecks, NaNNeverMatches) {
   attn::ArticleChecks checks;
   checks.number("x", 0.0, 2, std::numeric_limits<double>::quiet_NaN());

@@ -32,7 +32,8 @@ TEST(Plotter, ArrowsMustBeTwoDimensional) {
   std::ostringstream log;
   attn::Plotter p = disabled_plotter(log);
   EXPECT_THROW(p.vectors({"x", "t", {{"a", arma::rowvec{1.0, 2.0, 3.0}, "red"}}}), attn::ShapeError);
-  EXPECT_THROW(p.bars({"x", "t", {"a"}, arma::rowvec{0.5, 0.5}, "w"}), attn::ShapeError);
+  EXPECT_THROW(p.bars({"x", "t", {"a"}, {{"w", arma::rowvec{0.5, 0.5}, "blue"}}, "w"}),
+               attn::ShapeError);
 }
 
 TEST(FindOnPath, FindsShellButNotNonsense) {

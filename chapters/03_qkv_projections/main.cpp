@@ -167,7 +167,7 @@ void draw(attn::Chapter& ch, const Run& r, arma::uword t) {
                        ColourScale::weights}}});
   ch.plots.bars({fmt::format("03-03-{}-weights", tokens[t]),
                  fmt::format("How much \"{}\" takes from each token", tokens[t]), tokens,
-                 r.projected.weights.row(t), "weight"});
+                 {{"weight", r.projected.weights.row(t), "#3182bd"}}, "weight"});
   std::vector<attn::Arrow> arrows;
   for (arma::uword j = 0; j < tokens.size(); ++j)
     arrows.push_back({"V(" + tokens[j] + ")", r.qkv.V.row(j), "#9e9e9e"});

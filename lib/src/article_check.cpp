@@ -24,6 +24,15 @@ void ArticleChecks::number(const std::string& quantity, double article, int deci
   checks_.push_back({quantity, article_text, fmt::format("{:.{}f}", ours, decimals + 3), passed});
 }
 
+void ArticleChecks::approximately(const std::string& quantity, double article, double tolerance,
+                                  double ours) {
+  const bool passed = std::isfinite(ours) && std::fabs(ours - article) <= tolerance;
+  if (std::isfinite(ours)) largest_difference_ = std::max(largest_difference_, std::fabs(ours - article));
+  ++numeric_checks_;
+  checks_.push_back({quantity, fmt::format("about {:.2f} (±{:.2f})", article, tolerance),
+                     fmt::format("{:.4f}", ours), passed});
+}
+
 void ArticleChecks::numbers(const std::string& quantity, const std::vector<std::string>& labels,
                             const std::vector<double>& article, int decimals,
                             const arma::mat& ours) {

@@ -17,17 +17,31 @@ arma::mat softmax_rows_backward(const arma::mat& weights, const arma::mat& upstr
   return weights % (upstream.each_col() - agreement);            // (n × m)
 }
 
+AttentionGradients weights_backward(const arma::mat& Q, const arma::mat& K,
+                                    const arma::mat& weights, const arma::mat& dWeights,
+                                    double scale) {
+  const arma::mat dS = softmax_rows_backward(weights, dWeights);  // (n × m)
+  AttentionGradients g;
+  g.dQ = scale * dS * K;      // (n × d_k)
+  g.dK = scale * dS.t() * Q;  // (m × d_k)
+  return g;
+}
+
 AttentionGradients attend_backward(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                                    const Attention& forward, const arma::mat& dZ, double scale) {
   require_same_rows("attention backward", "Z", forward.output, "dZ", dZ);
   require_same_cols("attention backward", "Z", forward.output, "dZ", dZ);
-  AttentionGradients g;
-  g.dV = forward.weights.t() * dZ;                                         // (m × d_v)
-  const arma::mat dW = dZ * V.t();                                         // (n × m)
-  const arma::mat dS = softmax_rows_backward(forward.weights, dW);        // (n × m)
-  g.dQ = scale * dS * K;                                                   // (n × d_k)
-  g.dK = scale * dS.t() * Q;                                               // (m × d_k)
+  AttentionGradients g = weights_backward(Q, K, forward.weights, dZ * V.t(), scale);  // W̄ = Z̄ Vᵀ
+  g.dV = forward.weights.t() * dZ;  // (m × d_v)
   return g;
+}
+
+Projections projections_backward(const arma::mat& X, const AttentionGradients& g) {
+  Projections d;
+  d.W_Q = X.t() * g.dQ;  // (d_model × d_k)
+  d.W_K = X.t() * g.dK;  // (d_model × d_k)
+  if (!g.dV.is_empty()) d.W_V = X.t() * g.dV;  // (d_model × d_v)
+  return d;
 }
 
 SelfAttentionGradients self_attention_backward(const arma::mat& X, const Projections& W,
@@ -37,9 +51,7 @@ SelfAttentionGradients self_attention_backward(const arma::mat& X, const Project
   const Attention forward = attend(qkv.Q, qkv.K, qkv.V, scale);
   const AttentionGradients g = attend_backward(qkv.Q, qkv.K, qkv.V, forward, dZ, scale);
   SelfAttentionGradients s;
-  s.dW.W_Q = X.t() * g.dQ;  // (d_model × d_k)
-  s.dW.W_K = X.t() * g.dK;  // (d_model × d_k)
-  s.dW.W_V = X.t() * g.dV;  // (d_model × d_v)
+  s.dW = projections_backward(X, g);
   s.dX = g.dQ * W.W_Q.t() + g.dK * W.W_K.t() + g.dV * W.W_V.t();  // (n × d_model)
   return s;
 }

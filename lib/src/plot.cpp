@@ -178,23 +178,35 @@ void Plotter::heatmaps(const HeatmapRow& row) {
 }
 
 void Plotter::bars(const BarChart& b) {
-  require_labels(b.name, b.labels.size(), b.values.n_elem);
+  for (const Series& series : b.series)
+    require_labels(b.name + " (" + series.label + ")", b.labels.size(), series.y.n_elem);
   if (!active_) return;
   const fs::path png = path_for(b.name);
+  const double groups = static_cast<double>(b.labels.size());
+  const double width = 0.8 / static_cast<double>(b.series.size());  // bars share 0.8 of a slot
   {
     Gnuplot gp(gnuplot_.string());
-    gp << preamble(png, 720, 440, b.title)
-       << "set ylabel " << quoted(b.value_label) << "\n"
-       << "set xtics " << tics(b.labels) << "\nset tics scale 0\nunset key\n"
-       << fmt::format("set xrange [-0.6:{}]\n", static_cast<double>(b.values.n_elem) - 0.4)
+    gp << preamble(png, 760, 440, b.title) << "set ylabel " << quoted(b.value_label) << "\n"
+       << "set xtics " << tics(b.labels) << "\nset tics scale 0\n"
+       << (b.series.size() > 1 ? "set key top right box opaque\n" : "unset key\n")
+       << fmt::format("set xrange [-0.6:{}]\nset boxwidth {}\n", groups - 0.4, width)
        << (b.unit_range ? "set yrange [0:1]\n" : "set offsets 0, 0, graph 0.1, 0\n")
-       << "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset grid ytics\n"
-       << "plot '-' using 1:2 with boxes lc rgb '#3182bd', "
-          "'-' using 1:2:(sprintf('%.2f', $2)) with labels offset 0,0.8\n";
-    std::vector<std::pair<arma::uword, double>> rows;
-    for (arma::uword i = 0; i < b.values.n_elem; ++i) rows.emplace_back(i, b.values(i));
-    gp.send1d(rows);
-    gp.send1d(rows);
+       << "set style fill solid 0.85 border -1\nset grid ytics\nplot ";
+    for (std::size_t k = 0; k < b.series.size(); ++k) {
+      const double shift = -0.4 + width * (static_cast<double>(k) + 0.5);  // centre of bar k
+      gp << (k ? ", " : "")
+         << fmt::format("'-' using ($1 + {0}):2 with boxes lc rgb {1} title {2}, "
+                        "'-' using ($1 + {0}):2:(sprintf('%.2f', $2)) with labels offset 0,0.8 "
+                        "notitle",
+                        shift, quoted(b.series[k].colour), quoted(b.series[k].label));
+    }
+    gp << "\n";
+    for (const Series& series : b.series) {
+      std::vector<std::pair<arma::uword, double>> rows;
+      for (arma::uword i = 0; i < series.y.n_elem; ++i) rows.emplace_back(i, series.y(i));
+      gp.send1d(rows);
+      gp.send1d(rows);
+    }
   }
   finish(png);
 }
@@ -210,12 +222,14 @@ void Plotter::lines(const LinePlot& p) {
        << "set ylabel " << quoted(p.y_label) << "\n"
        << (p.log_x ? "set logscale x 2\n" : "") << (p.log_y ? "set logscale y 10\n" : "")
        << "set grid\nset key " << p.key_at << " box opaque\n"
-       << "set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n"
+       << "set offsets 0, 0, graph 0.05, graph 0.05\n"
        << "plot ";
+    // Points mark measurements; a long curve (a loss per training step) is drawn as a line.
+    const std::string style = p.x.n_elem <= 40 ? "linespoints pt 7 ps 0.7" : "lines";
     for (std::size_t i = 0; i < p.series.size(); ++i) {
       const Series& s = p.series[i];
       gp << (i ? ", " : "")
-         << fmt::format("'-' using 1:2 with linespoints lw 2 pt 7 ps 0.7 dt {} lc rgb {} title {}",
+         << fmt::format("'-' using 1:2 with {} lw 2 dt {} lc rgb {} title {}", style,
                         s.dashed ? 2 : 1, quoted(s.colour), quoted(s.label));
     }
     gp << "\n";

@@ -24,6 +24,12 @@ class ArticleChecks {
   /// \param ours our computed value.
   void number(const std::string& quantity, double article, int decimals, double ours);
 
+  /// \brief Checks a number the article gives loosely ("about 0.60"): it matches when
+  ///        \f$|ours - article| \le tolerance\f$.
+  /// \param quantity what the number is. \param article the article's figure.
+  /// \param tolerance how far "about" reaches. \param ours our computed value.
+  void approximately(const std::string& quantity, double article, double tolerance, double ours);
+
   /// \brief Checks a row of numbers, entry by entry, with one label per entry.
   /// \param quantity the row's name; entries are reported as `quantity[label]`.
   /// \param labels one label per entry. \param article the article's figures.

@@ -40,6 +40,21 @@ struct AttentionGradients {
   arma::mat dV;  ///< `V̄: (m × d_v)`
 };
 
+/// \brief Backward pass from the weights to the queries and keys.
+///
+/// \f[ \bar S = \text{softmax\_rows\_backward}(W, \bar W), \quad
+///     \bar Q = c\,\bar S K, \quad \bar K = c\,\bar S^\top Q \f]
+///
+/// Used on its own when a loss looks at the weights directly (chapter 06 trains a head so that
+/// one query's weights pick a target token).
+/// \param Q `(n × d_k)`. \param K `(m × d_k)`. \param weights `W: (n × m)` from the forward pass.
+/// \param dWeights `W̄: (n × m)`, the gradient with respect to the weights.
+/// \param scale the \f$c\f$ used in the forward pass.
+/// \return `Q̄` and `K̄`; `dV` is left empty.
+AttentionGradients weights_backward(const arma::mat& Q, const arma::mat& K,
+                                    const arma::mat& weights, const arma::mat& dWeights,
+                                    double scale);
+
 /// \brief Backward pass of \f$ Z = \mathrm{softmax}(c\,Q K^\top) V \f$.
 ///
 /// \f[ \bar V = W^\top \bar Z, \quad \bar W = \bar Z V^\top, \quad
@@ -60,6 +75,15 @@ struct SelfAttentionGradients {
   arma::mat dX;        ///< `X̄: (n × d_model)`
   Projections dW;      ///< `W̄_Q, W̄_K: (d_model × d_k)`, `W̄_V: (d_model × d_v)`
 };
+
+/// \brief Backward pass through the projections \f$Q = X W_Q\f$, \f$K = X W_K\f$, \f$V = X W_V\f$.
+///
+/// \f[ \bar W_Q = X^\top \bar Q, \quad \bar W_K = X^\top \bar K, \quad \bar W_V = X^\top \bar V \f]
+///
+/// \param X embeddings `(n × d_model)`. \param g the gradients with respect to Q, K and V
+///        (an empty `dV` gives an empty `W̄_V`).
+/// \return `W̄_Q, W̄_K: (d_model × d_k)`, `W̄_V: (d_model × d_v)`.
+Projections projections_backward(const arma::mat& X, const AttentionGradients& g);
 
 /// \brief Backward pass of self_attention(): through attend_backward(), then the projections.
 ///

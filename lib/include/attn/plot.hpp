@@ -51,16 +51,6 @@ struct HeatmapRow {
   std::vector<Heatmap> panels;    ///< left to right; their own names are not used.
 };
 
-/// \brief Labelled bars, one per token (for example one query's weights).
-struct BarChart {
-  std::string name;                     ///< file stem.
-  std::string title;                    ///< shown above the bars.
-  std::vector<std::string> labels;      ///< one label per bar.
-  arma::rowvec values;                  ///< `(1 × bars)`.
-  std::string value_label;              ///< y-axis label.
-  bool unit_range = true;               ///< fix the y-axis to 0..1 (for weights).
-};
-
 /// \brief One arrow from the origin in a 2-D picture.
 struct Arrow {
   std::string label;    ///< written at the tip.
@@ -94,6 +84,17 @@ struct LinePlot {
   bool log_x = false;           ///< logarithmic x axis (base 2).
   bool log_y = false;           ///< logarithmic y axis (base 10).
   std::string key_at = "top left";  ///< where the key sits, in gnuplot's words.
+};
+
+/// \brief Labelled bars, one group per token, one bar per series (for example a query's
+///        weights before and after training).
+struct BarChart {
+  std::string name;                     ///< file stem.
+  std::string title;                    ///< shown above the bars.
+  std::vector<std::string> labels;      ///< one label per group.
+  std::vector<Series> series;           ///< one bar per group each; `y` has one value per label.
+  std::string value_label;              ///< y-axis label.
+  bool unit_range = true;               ///< fix the y-axis to 0..1 (for weights).
 };
 
 /// \brief Draws the book's figures, or says once why it does not.

@@ -1,0 +1,70 @@
+/// \file
+/// \brief Training one attention head so that chosen queries attend to chosen keys.
+#pragma once
+
+#include <armadillo>
+
+#include <string>
+#include <vector>
+
+namespace attn {
+
+/// \brief One sentence and the token that one of its queries should attend to.
+struct AttentionExample {
+  std::vector<std::string> tokens;  ///< the sentence's tokens, one per row of `X`.
+  arma::mat X;                      ///< embeddings `(n × d_model)`.
+  arma::uword query = 0;            ///< the asking token (for example "it").
+  arma::uword target = 0;           ///< the token it should attend to (its antecedent).
+};
+
+/// \brief A loss value and its gradients with respect to the query and key matrices.
+struct LossGradient {
+  double loss = 0.0;  ///< the value of the loss.
+  arma::mat dW_Q;     ///< `∂L/∂W_Q: (d_model × d_k)`.
+  arma::mat dW_K;     ///< `∂L/∂W_K: (d_model × d_k)`.
+};
+
+/// \brief Cross-entropy of each example's query row against its target, plus weight decay.
+///
+/// With \f$W^{(s)} = \mathrm{softmax}_{\text{rows}}\!\big((X_s W_Q)(X_s W_K)^\top / \sqrt{d_k}\big)\f$
+/// for example \f$s\f$ of \f$N\f$:
+/// \f[ L = -\frac{1}{N} \sum_s \log W^{(s)}_{q_s t_s}
+///       + \frac{\lambda}{2}\left(\lVert W_Q \rVert_F^2 + \lVert W_K \rVert_F^2\right) \f]
+///
+/// The first term rewards weight on the target; the second keeps the matrices small, so the
+/// head settles where a larger weight on the target no longer pays for larger matrices,
+/// instead of growing until softmax is one-hot. Gradients go through weights_backward() and
+/// projections_backward().
+/// \param examples the training sentences. \param W_Q `(d_model × d_k)`. \param W_K `(d_model × d_k)`.
+/// \param weight_decay \f$\lambda \ge 0\f$.
+/// \return \f$L\f$ and its gradients.
+/// \throws InputError if \p examples is empty or an index is not a row of its sentence.
+LossGradient attention_target_loss(const std::vector<AttentionExample>& examples,
+                                   const arma::mat& W_Q, const arma::mat& W_K,
+                                   double weight_decay);
+
+/// \brief The Adam optimiser (Kingma and Ba, 2015), one moment pair per parameter matrix.
+///
+/// For each parameter \f$\theta\f$ with gradient \f$g\f$, at step \f$t\f$:
+/// \f[ m \leftarrow \beta_1 m + (1-\beta_1) g, \quad v \leftarrow \beta_2 v + (1-\beta_2) g^2,
+///     \quad \theta \leftarrow \theta - \eta \, \frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon} \f]
+class Adam {
+ public:
+  /// \brief \param learning_rate \f$\eta\f$. \param beta1 \f$\beta_1\f$. \param beta2 \f$\beta_2\f$.
+  /// \param epsilon \f$\epsilon\f$.
+  explicit Adam(double learning_rate, double beta1 = 0.9, double beta2 = 0.999,
+                double epsilon = 1e-8);
+
+  /// \brief One update of every parameter from its gradient.
+  /// \param parameters the matrices to update, in a fixed order.
+  /// \param gradients one gradient per parameter, same shapes, same order.
+  /// \throws ShapeError if the counts or shapes disagree with each other or with earlier steps.
+  void step(const std::vector<arma::mat*>& parameters, const std::vector<arma::mat>& gradients);
+
+ private:
+  double learning_rate_, beta1_, beta2_, epsilon_;
+  int steps_ = 0;
+  std::vector<arma::mat> first_, second_;
+};
+
+}  // namespace attn
