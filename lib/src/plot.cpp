@@ -34,6 +34,9 @@ fs::path find_on_path(const std::string& program) {
 
 namespace {
 
+// Beyond this many tokens a heatmap's cells are too small to read (and slow to draw).
+constexpr arma::uword kMaxHeatmapTokens = 40;
+
 // A string as a gnuplot double-quoted literal.
 std::string quoted(const std::string& text) {
   std::string q = "\"";
@@ -121,8 +124,21 @@ Plotter::Plotter(PlotOptions options, std::ostream& out, std::ostream& log)
   active_ = true;
 }
 
-fs::path Plotter::path_for(const std::string& name) const {
-  return options_.folder / (name + ".png");
+fs::path Plotter::start(const std::string& name) const {
+  const fs::path png = options_.folder / (name + ".png");
+  std::error_code ignored;
+  if (fs::is_regular_file(png, ignored)) fs::remove(png, ignored);  // finish() must not mistake
+                                                                    // an old file for a new one
+  return png;
+}
+
+std::string Plotter::command() const {
+  // Writing PNGs, gnuplot's own stdout goes to /dev/null: if it cannot open the output file it
+  // would otherwise send the image bytes to ours. In the terminal, its stdout is the picture.
+  std::string quoted_path = "'";
+  for (char c : gnuplot_.string()) quoted_path += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted_path += "'";
+  return options_.in_terminal ? quoted_path : quoted_path + " > /dev/null";
 }
 
 std::string Plotter::preamble(const fs::path& png, int width, int height,
@@ -155,7 +171,13 @@ void Plotter::heatmaps(const HeatmapRow& row) {
     require_labels(row.name + " (columns)", h.keys.size(), h.values.n_cols);
   }
   if (!active_) return;
-  const fs::path png = path_for(row.name);
+  const arma::uword largest = std::max(row.panels.front().values.n_rows, row.panels.front().values.n_cols);
+  if (largest > kMaxHeatmapTokens) {
+    fmt::print(log_, "figure {} skipped: {} tokens are too many for a readable heatmap (at most {})\n",
+               row.name, largest, kMaxHeatmapTokens);
+    return;
+  }
+  const fs::path png = start(row.name);
   const double reach = colour_reach(row.panels);
   const int cell_px = 90, panels = static_cast<int>(row.panels.size());
   const int cols = static_cast<int>(row.panels.front().values.n_cols);
@@ -163,7 +185,7 @@ void Plotter::heatmaps(const HeatmapRow& row) {
   const int width = panels * std::max(520, 260 + cell_px * cols);
   const int height = std::max(420, 170 + cell_px * rows) + (panels > 1 ? 40 : 0);
   {
-    Gnuplot gp(gnuplot_.string());
+    Gnuplot gp(command());
     gp << preamble(png, width, height, "");
     if (panels > 1) gp << fmt::format("set multiplot layout 1,{} title {}\n", panels, quoted(row.title));
     for (const Heatmap& h : row.panels) {
@@ -181,11 +203,11 @@ void Plotter::bars(const BarChart& b) {
   for (const Series& series : b.series)
     require_labels(b.name + " (" + series.label + ")", b.labels.size(), series.y.n_elem);
   if (!active_) return;
-  const fs::path png = path_for(b.name);
+  const fs::path png = start(b.name);
   const double groups = static_cast<double>(b.labels.size());
   const double width = 0.8 / static_cast<double>(b.series.size());  // bars share 0.8 of a slot
   {
-    Gnuplot gp(gnuplot_.string());
+    Gnuplot gp(command());
     gp << preamble(png, 760, 440, b.title) << "set ylabel " << quoted(b.value_label) << "\n"
        << "set xtics " << tics(b.labels) << "\nset tics scale 0\n"
        << (b.series.size() > 1 ? "set key top right box opaque\n" : "unset key\n")
@@ -215,9 +237,9 @@ void Plotter::lines(const LinePlot& p) {
   for (const Series& series : p.series)
     require_labels(p.name + " (" + series.label + ")", p.x.n_elem, series.y.n_elem);
   if (!active_) return;
-  const fs::path png = path_for(p.name);
+  const fs::path png = start(p.name);
   {
-    Gnuplot gp(gnuplot_.string());
+    Gnuplot gp(command());
     gp << preamble(png, 760, 480, p.title) << "set xlabel " << quoted(p.x_label) << "\n"
        << "set ylabel " << quoted(p.y_label) << "\n"
        << (p.log_x ? "set logscale x 2\n" : "") << (p.log_y ? "set logscale y 10\n" : "")
@@ -248,9 +270,9 @@ void Plotter::vectors(const VectorPicture& v) {
       throw ShapeError(fmt::format("figure {}: arrow {} has tip {}, a 2-D picture needs (1 × 2)",
                                    v.name, a.label, shape_of(a.tip)));
   if (!active_) return;
-  const fs::path png = path_for(v.name);
+  const fs::path png = start(v.name);
   {
-    Gnuplot gp(gnuplot_.string());
+    Gnuplot gp(command());
     gp << preamble(png, 640, 560, v.title)
        << "set size ratio -1\nset grid\nunset key\nset xzeroaxis\nset yzeroaxis\n"
        << "set offsets graph 0.15, graph 0.25, graph 0.12, graph 0.12\n";

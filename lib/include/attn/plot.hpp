@@ -112,7 +112,8 @@ class Plotter {
   /// \brief Draws one heatmap. \param h the figure.
   /// \throws ShapeError if the labels do not match the values' shape.
   void heatmap(const Heatmap& h);
-  /// \brief Draws heatmaps side by side on one colour scale. \param row the figure.
+  /// \brief Draws heatmaps side by side on one colour scale; a grid of more than 40 tokens is
+  ///        skipped with a message, as no one could read it. \param row the figure.
   /// \throws ShapeError if a panel's labels do not match its values.
   void heatmaps(const HeatmapRow& row);
   /// \brief Draws a bar chart. \param b the figure. \throws ShapeError if labels and values disagree.
@@ -124,7 +125,8 @@ class Plotter {
   void vectors(const VectorPicture& v);
 
  private:
-  std::filesystem::path path_for(const std::string& name) const;
+  std::filesystem::path start(const std::string& name) const;
+  std::string command() const;
   std::string preamble(const std::filesystem::path& png, int width, int height,
                        const std::string& title) const;
   void finish(const std::filesystem::path& png);
