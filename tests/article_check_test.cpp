@@ -62,6 +62,13 @@ TEST(ArticleChecks, AboutMeansWithinTheGivenTolerance) {
             std::string::npos) << r.err;
 }
 
+TEST(ArticleChecks, RoundingIsNumpysOnBothSides) {
+  attn::ArticleChecks checks;
+  checks.number("tiny negative", 0.0, 2, -0.001);  // rounds to -0.00, which is 0.00
+  checks.number("a tie", 0.005, 2, 0.005);         // np.round: both round to even, 0.00
+  EXPECT_TRUE(checks.all_passed());
+}
+
 TEST(ArticleChecks, NaNNeverMatches) {
   attn::ArticleChecks checks;
   checks.number("x", 0.0, 2, std::numeric_limits<double>::quiet_NaN());

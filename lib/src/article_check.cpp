@@ -15,10 +15,10 @@ namespace attn {
 
 void ArticleChecks::number(const std::string& quantity, double article, int decimals,
                            double ours) {
+  // Both sides rounded the way np.round rounds, compared as numbers (so -0.00 equals 0.00).
+  const bool passed =
+      std::isfinite(ours) && numpy::round(ours, decimals) == numpy::round(article, decimals);
   const std::string article_text = fmt::format("{:.{}f}", article, decimals);
-  // Round the way numpy's np.round does, then compare the printed digits.
-  const std::string ours_text = fmt::format("{:.{}f}", numpy::round(ours, decimals), decimals);
-  const bool passed = std::isfinite(ours) && article_text == ours_text;
   if (std::isfinite(ours)) largest_difference_ = std::max(largest_difference_, std::fabs(ours - article));
   ++numeric_checks_;
   checks_.push_back({quantity, article_text, fmt::format("{:.{}f}", ours, decimals + 3), passed});
