@@ -38,6 +38,23 @@ TEST(GridTable, LabelsMustMatchTheGrid) {
                attn::ShapeError);
 }
 
+TEST(SplitWords, LikePythonsStrSplit) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(attn::split_words("the cat  drank\tthe\nmilk "), (V{"the", "cat", "drank", "the", "milk"}));
+  EXPECT_EQ(attn::split_words("   "), V{});
+  EXPECT_EQ(attn::split_words(""), V{});
+  // "a\u00a0b\u3000c".split() == ["a", "b", "c"]; "\x1f" is whitespace to Python too.
+  EXPECT_EQ(attn::split_words("a\u00a0b\u3000c\x1f" "d"), (V{"a", "b", "c", "d"}));
+  EXPECT_EQ(attn::split_words("café naïve"), (V{"café", "naïve"}));
+}
+
+TEST(Fixed, NeverPrintsMinusZero) {
+  EXPECT_EQ(attn::fixed(-0.001), "0.00");
+  EXPECT_EQ(attn::fixed(-0.0), "0.00");
+  EXPECT_EQ(attn::fixed(-0.005, 3), "-0.005");
+  EXPECT_EQ(attn::fixed(-1.5, 1), "-1.5");
+}
+
 TEST(VectorText, CommaSeparatedWithFixedDecimals) {
   EXPECT_EQ(attn::vector_text(arma::rowvec{0.35, 0.22}), "[0.35, 0.22]");
   EXPECT_EQ(attn::vector_text(arma::vec{1.5, -0.5}, 1), "[1.5, -0.5]");

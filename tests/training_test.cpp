@@ -68,6 +68,11 @@ TEST(Adam, ShapesMustAgree) {
   attn::Adam adam(0.1);
   EXPECT_THROW(adam.step({&x}, {}), attn::ShapeError);
   EXPECT_THROW(adam.step({&x}, {arma::mat(2, 3, arma::fill::ones)}), attn::ShapeError);
+  arma::mat y(2, 2, arma::fill::ones);
+  attn::Adam fresh(0.1);
+  fresh.step({&y}, {arma::mat(2, 2, arma::fill::ones)});
+  arma::mat bigger(3, 3, arma::fill::ones);
+  EXPECT_THROW(fresh.step({&bigger}, {arma::mat(3, 3, arma::fill::ones)}), attn::ShapeError);
 }
 
 }  // namespace

@@ -10,16 +10,23 @@
 
 namespace attn {
 
-Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, double scale) {
-  for (const auto& [name, m] : {std::pair{"Q", &Q}, std::pair{"K", &K}, std::pair{"V", &V}}) {
+arma::mat attention_scores(const arma::mat& Q, const arma::mat& K, double scale) {
+  for (const auto& [name, m] : {std::pair{"Q", &Q}, std::pair{"K", &K}}) {
     require_nonempty(name, *m);
     require_finite(name, *m);
   }
   require_same_cols("scores = Q K^T", "Q", Q, "K", K);
+  return scale * Q * K.t();  // (n × d_k)(d_k × m) -> (n × m)
+}
+
+Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, double scale) {
+  require_nonempty("V", V);
+  require_finite("V", V);
+  require_same_cols("scores = Q K^T", "Q", Q, "K", K);
   require_same_rows("output = W V", "K", K, "V", V);
 
   Attention a;
-  a.scores = scale * Q * K.t();           // (n × d_k)(d_k × m) -> (n × m)
+  a.scores = attention_scores(Q, K, scale);  // (n × m)
   a.weights = softmax_rows(a.scores);     // (n × m), rows sum to 1
   a.output = a.weights * V;               // (n × m)(m × d_v) -> (n × d_v)
   return a;
@@ -61,6 +68,7 @@ arma::uword strongest_other(const arma::mat& grid, arma::uword query) {
   if (query >= grid.n_rows)
     throw std::out_of_range(fmt::format("query index {} is not a row of the grid {}", query,
                                         shape_of(grid)));
+  require_finite("grid", grid);  // a NaN would let index_max pick the query itself
   arma::rowvec others = grid.row(query);
   others(query) = -arma::datum::inf;  // leave the query itself out
   return others.index_max();

@@ -54,7 +54,12 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOpt
     ArticleChecks checks;
     Chapter chapter{std::cout, checks, plots};
     story(chapter);
-    return checks.report(info.checks_on_stderr ? std::cerr : std::cout, std::cerr);
+    const int verdict = checks.report(info.checks_on_stderr ? std::cerr : std::cout, std::cerr);
+    if (!std::cout.flush()) {  // a full disk or a closed pipe must not look like success
+      fmt::print(std::cerr, "{}: error: could not write the output\n", info.executable);
+      return 1;
+    }
+    return verdict;
   } catch (const std::exception& e) {
     fmt::print(std::cerr, "{}: error: {}\n", info.executable, e.what());
     return 1;

@@ -18,7 +18,43 @@ std::string rjust(const std::string& text, std::size_t width) {
   return std::string(width > code_points ? width - code_points : 0, ' ') + text;
 }
 
+// The code point that starts at text[i] and how many bytes it takes (UTF-8; a stray byte counts
+// as one code point of its own value, which is never whitespace above 0x7F).
+std::pair<char32_t, std::size_t> code_point_at(const std::string& text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  const std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3
+                             : (lead >> 3) == 0x1E ? 4 : 1;
+  if (length == 1 || i + length > text.size()) return {lead, 1};
+  char32_t value = lead & (0x7F >> length);
+  for (std::size_t k = 1; k < length; ++k) value = (value << 6) | (byte(i + k) & 0x3F);
+  return {value, length};
+}
+
+bool is_python_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+         c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
 }  // namespace
+
+std::vector<std::string> split_words(const std::string& sentence) {
+  std::vector<std::string> words;
+  std::string word;
+  for (std::size_t i = 0; i < sentence.size();) {
+    const auto [c, length] = code_point_at(sentence, i);
+    if (is_python_space(c)) {
+      if (!word.empty()) words.push_back(std::move(word));
+      word.clear();
+    } else {
+      word.append(sentence, i, length);
+    }
+    i += length;
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
 
 std::string grid_table(const std::vector<std::string>& queries,
                        const std::vector<std::string>& keys, const arma::mat& grid,
@@ -37,10 +73,16 @@ std::string grid_table(const std::vector<std::string>& queries,
   return text;
 }
 
+std::string fixed(double value, int decimals) {
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  if (text.find_first_not_of("-0.") == std::string::npos && text[0] == '-') text.erase(0, 1);
+  return text;
+}
+
 std::string vector_text(const arma::mat& values, int decimals) {
   std::string text = "[";
   for (arma::uword i = 0; i < values.n_elem; ++i)
-    text += fmt::format("{}{:.{}f}", i ? ", " : "", values(i), decimals);
+    text += (i ? ", " : "") + fixed(values(i), decimals);
   return text + "]";
 }
 

@@ -1,5 +1,6 @@
 #include "attn/training.hpp"
 
+#include "attn/attention.hpp"
 #include "attn/backward.hpp"
 #include "attn/softmax.hpp"
 #include "attn/validate.hpp"
@@ -25,7 +26,7 @@ LossGradient attention_target_loss(const std::vector<AttentionExample>& examples
     require_multipliable("Q = X W_Q", "X", e.X, "W_Q", W_Q);
     require_multipliable("K = X W_K", "X", e.X, "W_K", W_K);
     const arma::mat Q = e.X * W_Q, K = e.X * W_K;                  // (n × d_k) each
-    const arma::mat weights = softmax_rows(scale * Q * K.t());     // (n × n); V is not needed
+    const arma::mat weights = softmax_rows(attention_scores(Q, K, scale));  // (n × n)
     result.loss -= share * std::log(weights(e.query, e.target));
     arma::mat dWeights(arma::size(weights), arma::fill::zeros);  // ∂L/∂W: one non-zero entry
     dWeights(e.query, e.target) = -share / weights(e.query, e.target);
@@ -56,6 +57,8 @@ void Adam::step(const std::vector<arma::mat*>& parameters, const std::vector<arm
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     require_same_rows("Adam step", "parameter", *parameters[i], "gradient", gradients[i]);
     require_same_cols("Adam step", "parameter", *parameters[i], "gradient", gradients[i]);
+    require_same_rows("Adam step", "parameter", *parameters[i], "its first step", first_[i]);
+    require_same_cols("Adam step", "parameter", *parameters[i], "its first step", first_[i]);
     first_[i] = beta1_ * first_[i] + (1.0 - beta1_) * gradients[i];
     second_[i] = beta2_ * second_[i] + (1.0 - beta2_) * arma::square(gradients[i]);
     *parameters[i] -= learning_rate_ * (first_[i] / correct1) /

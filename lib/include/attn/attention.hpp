@@ -22,6 +22,13 @@ struct Attention {
   arma::mat output;   ///< `Z: (n × d_v)`, \f$Z = W V\f$: each query's blend of the values.
 };
 
+/// \brief The score grid alone: \f$ S = c\,Q K^\top \f$.
+///
+/// \param Q queries `(n × d_k)`. \param K keys `(m × d_k)`. \param scale the factor \f$c\f$.
+/// \return `S: (n × m)`.
+/// \throws ShapeError if `Q` and `K` differ in columns; InputError on empty or non-finite input.
+arma::mat attention_scores(const arma::mat& Q, const arma::mat& K, double scale);
+
 /// \brief The one formula behind every chapter: \f$ Z = \mathrm{softmax}(c\,Q K^\top)\,V \f$.
 ///
 /// \param Q queries `(n × d_k)`. \param K keys `(m × d_k)`. \param V values `(m × d_v)`.

@@ -1,5 +1,6 @@
 /// \file
-/// \brief Score and weight grids as text, in the layout article 004's Python prints.
+/// \brief Text the way the articles' Python makes it: score and weight grids in article 004's
+///        layout, vectors as Module 2.1 writes them, and sentences split into words.
 #pragma once
 
 #include <armadillo>
@@ -24,9 +25,23 @@ std::string grid_table(const std::vector<std::string>& queries,
                        const std::vector<std::string>& keys, const arma::mat& grid,
                        int decimals = 2);
 
+/// \brief A number with a fixed count of decimals, like `{:.2f}`, except that a value which
+///        rounds to zero prints as `0.00`, never as `-0.00`.
+/// \param value the number. \param decimals digits after the point.
+/// \return the text.
+std::string fixed(double value, int decimals = 2);
+
 /// \brief A vector written as in the Module 2.1 article: `[0.35, 0.22]`.
 /// \param values `(1 × d)` or `(d × 1)`. \param decimals digits after the point.
-/// \return the entries, each as `{:.{decimals}f}`, comma separated, in brackets.
+/// \return the entries, each as fixed(), comma separated, in brackets.
 std::string vector_text(const arma::mat& values, int decimals = 2);
+
+/// \brief Python's `sentence.split()`: the words between runs of whitespace.
+///
+/// Whitespace is what Python's `str.isspace()` accepts: ASCII blanks and the separators
+/// U+001C to U+001F, U+0085, U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F
+/// and U+3000, so a sentence splits into the same tokens in C++ as in the article's Python.
+/// \param sentence UTF-8 text. \return its words, in order; empty if there are none.
+std::vector<std::string> split_words(const std::string& sentence);
 
 }  // namespace attn
