@@ -1,5 +1,5 @@
-// Checks attn::numpy against numpy 1.24.2: the values documented in NUMPY_RANDOM.md and the
-// fixtures written by tests/data/generate_fixtures.py (one value per line, '#' header).
+// Checks attn::numpy against numpy 1.24.2: the check values quoted in the appendix page
+// (docs/appendix_numpy_random.md) and the fixtures written by tests/data/generate_random_fixtures.py.
 #include "attn/numpy_random.hpp"
 
 #include <gtest/gtest.h>
@@ -30,7 +30,7 @@ using attn::numpy::UInt128;
 
 constexpr double kNormalRelativeTolerance = 1e-13;
 constexpr double kZigguratTailStart = 3.6541528853610088;
-// NUMPY_RANDOM.md measured ~82% bit-identical normals; far less means the tables drifted.
+// numpy 1.24.2 gives ~82% bit-identical normals; far less means the tables drifted.
 constexpr double kMinBitIdenticalShare = 0.75;
 
 std::string fixture_path(const std::string& relative) {
@@ -97,7 +97,7 @@ std::string to_hex(std::uint64_t value) {
   return out.str();
 }
 
-// --- Values stated in NUMPY_RANDOM.md (independent of the fixture files) -------------------
+// --- Check values quoted in the appendix (independent of the fixture files) -------------------
 
 TEST(NumpyRandomDocumented, SeedZeroSeedSequenceWords) {
   const std::vector<std::uint64_t> expected = {0xdb2cd7e7b0f478beULL, 0xabf4641a2c71ba49ULL,

@@ -1,7 +1,7 @@
 # Runs one chapter executable and checks what it did. Called by the tests add_chapter() makes:
 #   cmake -DEXE=... [-DARGS=a|b|c] [-DGOLDEN=file] [-DEXPECT_EXIT=n]
 #         [-DSTDOUT_REGEX=re] [-DSTDERR_REGEX=re]
-#         [-DNO_GNUPLOT=ON] -DWORK_DIR=... -P run_chapter.cmake
+#         [-DNO_GNUPLOT=ON] [-DCLEAN_STDERR=ON] -DWORK_DIR=... -P run_chapter.cmake
 # Figures go into WORK_DIR, never into the repository. On a golden mismatch the actual output
 # is kept next to WORK_DIR and the difference is shown with `diff -u`.
 cmake_minimum_required(VERSION 3.25)
@@ -36,6 +36,9 @@ if(NOT "${STDOUT_REGEX}" STREQUAL "" AND NOT out MATCHES "${STDOUT_REGEX}")
 endif()
 if(NOT "${STDERR_REGEX}" STREQUAL "" AND NOT err MATCHES "${STDERR_REGEX}")
   message(FATAL_ERROR "stderr does not match \"${STDERR_REGEX}\"")
+endif()
+if(CLEAN_STDERR AND err MATCHES "warning:|error:|line [0-9]+:|did not write|pclose")
+  message(FATAL_ERROR "stderr reports a problem (a figure not drawn?):\n${err}")
 endif()
 if(GOLDEN)
   file(READ "${GOLDEN}" expected)

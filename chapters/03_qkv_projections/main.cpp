@@ -18,6 +18,7 @@
 
 namespace {
 
+using attn::fixed;
 using attn::vector_text;
 
 //! [module-numbers]
@@ -84,21 +85,22 @@ void show_scores(attn::Chapter& ch, const Run& r, arma::uword t) {
   const double root = std::sqrt(static_cast<double>(r.qkv.K.n_cols));
   fmt::print(ch.out, "step 2  score every key: Q({}) · K(j) / {}\n", tokens[t], r.sqrt_dk);
   for (arma::uword j = 0; j < tokens.size(); ++j)
-    fmt::print(ch.out, "  Q({}) · K({}) / {} = ({:.2f} × {:.2f} + {:.2f} × {:.2f}) / {:.3f} = {:.2f}\n",
-               tokens[t], tokens[j], r.sqrt_dk, r.qkv.Q(t, 0), r.qkv.K(j, 0), r.qkv.Q(t, 1),
-               r.qkv.K(j, 1), root, r.projected.scores(t, j));
+    fmt::print(ch.out, "  Q({}) · K({}) / {} = ({} × {} + {} × {}) / {:.3f} = {}\n", tokens[t],
+               tokens[j], r.sqrt_dk, fixed(r.qkv.Q(t, 0)), fixed(r.qkv.K(j, 0)),
+               fixed(r.qkv.Q(t, 1)), fixed(r.qkv.K(j, 1)), root, fixed(r.projected.scores(t, j)));
 }
 
-// Step 3: softmax over the row of scores.
+// Step 3: softmax over the row of scores, shifted by the row's maximum as attn::softmax does.
 void show_weights(attn::Chapter& ch, const Run& r, arma::uword t) {
   const auto& tokens = r.thread.tokens;
   const arma::rowvec scores = r.projected.scores.row(t);
-  const double total = arma::accu(arma::exp(scores));
-  fmt::print(ch.out, "step 3  softmax: weight(j) = e^score(j) / Σ_k e^score(k), "
-                     "Σ_k e^score(k) = {:.3f}\n", total);
+  const double top = scores.max();
+  const double total = arma::accu(arma::exp(scores - top));  // shown, not used: W is attn's
+  fmt::print(ch.out, "step 3  softmax: weight(j) = e^(score(j) - {}) / Σ_k e^(score(k) - {}),"
+                     " Σ_k = {:.3f}\n", fixed(top), fixed(top), total);
   for (arma::uword j = 0; j < tokens.size(); ++j)
-    fmt::print(ch.out, "  weight({}) = e^{:.2f} / {:.3f} = {:.2f}\n", tokens[j], scores(j), total,
-               r.projected.weights(t, j));
+    fmt::print(ch.out, "  weight({}) = e^{} / {:.3f} = {}\n", tokens[j], fixed(scores(j) - top),
+               total, fixed(r.projected.weights(t, j)));
   fmt::print(ch.out, "  Σ weights = {:.2f}\n", arma::accu(r.projected.weights.row(t)));
 }
 
@@ -107,9 +109,8 @@ void show_output(attn::Chapter& ch, const Run& r, arma::uword t) {
   const auto& tokens = r.thread.tokens;
   fmt::print(ch.out, "step 4  blend the values: out({}) = Σ_j weight(j) V(j)\n", tokens[t]);
   for (arma::uword j = 0; j < tokens.size(); ++j)
-    fmt::print(ch.out, "  {} {:.2f} × V({}) = {:.2f} × {}\n", j ? "+" : " ",
-               r.projected.weights(t, j), tokens[j], r.projected.weights(t, j),
-               vector_text(r.qkv.V.row(j)));
+    fmt::print(ch.out, "  {} {} × {}    V({})\n", j ? "+" : " ", fixed(r.projected.weights(t, j)),
+               vector_text(r.qkv.V.row(j)), tokens[j]);
   fmt::print(ch.out, "  = {}\n", vector_text(r.projected.output.row(t), 3));
 }
 

@@ -54,12 +54,6 @@ const arma::mat kArticleWeights = {  // (5 × 5), to 2 decimals
 };
 //! [article-block]
 
-// Python's sentence.split(): words separated by runs of whitespace.
-std::vector<std::string> split_words(const std::string& sentence) {
-  std::istringstream words(sentence);
-  return {std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
-}
-
 struct Experiment {
   std::vector<std::string> tokens;
   arma::mat X;                // (n × d_model) token embeddings
@@ -70,7 +64,7 @@ struct Experiment {
 //! [draw]
 Experiment run(const std::string& seed, const std::string& sentence) {
   Experiment e;
-  e.tokens = split_words(sentence);
+  e.tokens = attn::split_words(sentence);  // Python's sentence.split()
   attn::numpy::Generator rng = attn::numpy::default_rng(seed);
   // Same order as the article: X first, then W_Q, W_K, W_V, each weight matrix times 0.5.
   e.X = rng.normal(e.tokens.size(), kModelWidth);
@@ -150,8 +144,17 @@ std::string seed_error(const std::string& seed) {
   return digits ? "" : "the seed must be a non-negative integer, like numpy's default_rng(seed)";
 }
 
+// numpy abbreviates arrays of more than 1000 entries ("[1. 1. ... 1.]"), which this chapter
+// does not reproduce, so longer sentences are refused rather than printed differently.
+constexpr std::size_t kMaxWords = 1000;
+
 std::string sentence_error(const std::string& sentence) {
-  return split_words(sentence).empty() ? "the sentence needs at least one word" : "";
+  const std::size_t n = attn::split_words(sentence).size();
+  if (n == 0) return "the sentence needs at least one word";
+  if (n > kMaxWords)
+    return fmt::format("the sentence has {} words; at most {} print as numpy prints them", n,
+                       kMaxWords);
+  return "";
 }
 
 }  // namespace

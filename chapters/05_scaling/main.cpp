@@ -37,40 +37,41 @@ arma::uword width(double d) { return static_cast<arma::uword>(d); }
 
 //! [spread]
 struct Spread {
-  double unscaled;  // var(q·k)
-  double scaled;    // var(q·k / √d_k)
+  double variance;  // var(q·k); dividing the scores by √d_k divides it by d_k
+  double mean_abs;  // mean |q·k|: the typical size of a score
 };
 
 Spread measure_spread(attn::numpy::Generator& rng, arma::uword d_k) {
   const arma::mat q = rng.normal(kPairs, d_k);   // (pairs × d_k)
   const arma::mat k = rng.normal(kPairs, d_k);   // (pairs × d_k)
   const arma::vec dots = arma::sum(q % k, 1);    // (pairs × 1): one q·k per pair
-  return {arma::var(dots, 1), arma::var(dots / std::sqrt(static_cast<double>(d_k)), 1)};
+  return {arma::var(dots, 1), arma::mean(arma::abs(dots))};
 }
 //! [spread]
 
 void spread(attn::Chapter& ch, attn::numpy::Generator& rng) {
-  fmt::print(ch.out, "1. The spread of q·k, {} pairs per d_k, entries drawn from N(0, 1)\n\n"
-                     "   d_k    var(q·k)   var(q·k)/d_k   var(q·k/√d_k)\n", kPairs);
-  arma::rowvec unscaled(kWidths.n_elem), scaled(kWidths.n_elem);
+  fmt::print(ch.out, "1. The spread of q·k, {} pairs per d_k, entries drawn from N(0, 1)\n"
+                     "   (var(q·k)/d_k is also the variance of the scaled score q·k/√d_k)\n\n"
+                     "   d_k    var(q·k)   var(q·k)/d_k   mean |q·k|\n", kPairs);
+  arma::rowvec variance(kWidths.n_elem), typical(kWidths.n_elem);
   for (arma::uword i = 0; i < kWidths.n_elem; ++i) {
     const Spread s = measure_spread(rng, width(kWidths(i)));
-    unscaled(i) = s.unscaled;
-    scaled(i) = s.scaled;
-    fmt::print(ch.out, "{:6.0f}  {:10.2f}  {:13.3f}  {:14.3f}\n", kWidths(i), s.unscaled,
-               s.unscaled / kWidths(i), s.scaled);
+    variance(i) = s.variance;
+    typical(i) = s.mean_abs;
+    fmt::print(ch.out, "{:6.0f}  {:10.2f}  {:13.3f}  {:11.2f}\n", kWidths(i), s.variance,
+               s.variance / kWidths(i), s.mean_abs);
   }
   //! [check-spread]
-  const arma::rowvec ratio = unscaled / kWidths;
-  ch.checks.claim("var(q·k) grows like d_k: within 10% of d_k at every width",
-                  arma::all(arma::abs(ratio - 1.0) < 0.10));
-  ch.checks.claim("divided by √d_k the variance stays within 10% of 1",
-                  arma::all(arma::abs(scaled - 1.0) < 0.10));
+  ch.checks.claim("var(q·k) grows like d_k: within 10% of d_k at every width, so the scaled "
+                  "score q·k/√d_k has variance within 10% of 1",
+                  arma::all(arma::abs(variance / kWidths - 1.0) < 0.10));
+  ch.checks.claim("the typical score mean |q·k| grows at every doubling of d_k",
+                  arma::all(arma::diff(typical) > 0.0));
   //! [check-spread]
   ch.plots.lines({"05-01-spread", "The spread of q·k grows with d_k; scaling removes it", "d_k",
                   "variance", kWidths,
-                  {{"var(q·k)", unscaled, "#d6604d"},
-                   {"var(q·k / √d_k)", scaled, "#2166ac"},
+                  {{"var(q·k)", variance, "#d6604d"},
+                   {"var(q·k / √d_k) = var(q·k) / d_k", variance / kWidths, "#2166ac"},
                    {"d_k (theory)", kWidths, "#4d4d4d", true}},
                   true, true});
 }

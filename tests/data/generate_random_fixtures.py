@@ -135,7 +135,7 @@ CHAPTER_04_RUNS = [
     ("", 0, "the cat drank the milk"),
     (".seed1", 1, "the cat drank the milk"),
     (".nimbus", 42, "why did my Nimbus export fail"),
-    (".twelve_words", 7, "the cat drank the milk because it was thirsty and then it slept"),
+    (".thirteen_words", 7, "the cat drank the milk because it was thirsty and then it slept"),
     (".long_token", 2**70 + 3, "supercalifragilistic attention"),
     (".one_word", 5, "alone"),
 ]
