@@ -3,9 +3,11 @@
 # It builds the executable chNN_slug, adds the chapter to the `chapters` target (which runs
 # every chapter in order and writes the figures into ATTN_PLOTS_DIR), and adds its tests,
 # labelled `chNN`:
-#   chNN.golden      stdout equals tests/golden/chNN_slug.txt, byte for byte, and exit 0
+#   chNN.golden      stdout equals tests/golden/chNN_slug.txt, byte for byte, exit 0, and
+#                    stderr holds no gnuplot error or warning (every figure was drawn)
 #   chNN.no_gnuplot  the same with gnuplot missing from PATH: numbers checked, plots skipped
 #   chNN.bad_flag    an unknown option exits 2 and prints the usage
+#   chNN.help        --help exits 0 and prints the usage
 # Further runs with their own golden file: add_chapter_run(<NN_slug> <name> ARGS ...).
 
 set(ATTN_CHAPTER_RUNNER "${PROJECT_SOURCE_DIR}/tests/run_chapter.cmake")
@@ -14,13 +16,13 @@ set(ATTN_GOLDEN_DIR "${PROJECT_SOURCE_DIR}/tests/golden")
 add_custom_target(chapters COMMENT "Every chapter has run; figures are in ${ATTN_PLOTS_DIR}")
 
 function(_attn_chapter_test name exe label)
-  cmake_parse_arguments(T "" "GOLDEN;EXIT;STDOUT;STDERR;NO_GNUPLOT" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "GOLDEN;EXIT;STDOUT;STDERR;NO_GNUPLOT;CLEAN_STDERR" "ARGS" ${ARGN})
   string(REPLACE ";" "|" args "${T_ARGS}")
   add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND}
       -DEXE=$<TARGET_FILE:${exe}> "-DARGS=${args}" -DGOLDEN=${T_GOLDEN}
       -DEXPECT_EXIT=${T_EXIT} "-DSTDOUT_REGEX=${T_STDOUT}" "-DSTDERR_REGEX=${T_STDERR}"
-      -DNO_GNUPLOT=${T_NO_GNUPLOT}
+      -DNO_GNUPLOT=${T_NO_GNUPLOT} -DCLEAN_STDERR=${T_CLEAN_STDERR}
       -DWORK_DIR=${CMAKE_BINARY_DIR}/test-runs/${name}
       -P ${ATTN_CHAPTER_RUNNER})
   set_tests_properties(${name} PROPERTIES LABELS "chapters;${label}")
@@ -47,12 +49,12 @@ function(add_chapter folder)
 
   set(label ch${nn})
   set(golden ${ATTN_GOLDEN_DIR}/${exe}.txt)
-  _attn_chapter_test(${label}.golden ${exe} ${label} GOLDEN ${golden} EXIT 0)
+  _attn_chapter_test(${label}.golden ${exe} ${label} GOLDEN ${golden} EXIT 0 CLEAN_STDERR ON)
   _attn_chapter_test(${label}.no_gnuplot ${exe} ${label} GOLDEN ${golden} EXIT 0
     NO_GNUPLOT ON STDERR "plots skipped: gnuplot is not on the PATH")
   _attn_chapter_test(${label}.bad_flag ${exe} ${label} ARGS --no-such-flag EXIT 2
     STDERR "Usage:")
-  _attn_chapter_test(${label}.help ${exe} ${label} ARGS --help EXIT 0)
+  _attn_chapter_test(${label}.help ${exe} ${label} ARGS --help EXIT 0 STDOUT "^[^\n]+\nUsage: ${exe}")
 endfunction()
 
 # add_chapter_run(<NN_slug> <name> ARGS ... [EXIT code] [STDOUT regex] [STDERR regex]): one

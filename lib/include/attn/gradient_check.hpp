@@ -1,7 +1,7 @@
 /// \file
 /// \brief Checking an analytic gradient against central finite differences.
 ///
-/// Used by the unit tests of the backward pass and by chapter 05, which shows the check.
+/// Used by the unit tests of the backward pass and by chapters 05 and 06, which show the check.
 #pragma once
 
 #include <armadillo>
