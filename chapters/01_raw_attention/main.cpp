@@ -121,8 +121,7 @@ void tell_story(attn::Chapter& ch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::run_chapter(argc, argv,
-                           {"ch01_raw_attention",
-                            "Chapter 01: one query against raw 2-D embeddings (money bank river)"},
-                           {}, tell_story);
+  const attn::ChapterInfo info{"ch01_raw_attention",
+                               "Chapter 01: one query against raw 2-D embeddings (money bank river)"};
+  return attn::run_chapter(argc, argv, info, tell_story);
 }

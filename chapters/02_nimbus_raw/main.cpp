@@ -66,8 +66,7 @@ void tell_story(attn::Chapter& ch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::run_chapter(argc, argv,
-                           {"ch02_nimbus_raw",
-                            "Chapter 02: raw-embedding self-attention on the Nimbus question"},
-                           {}, tell_story);
+  const attn::ChapterInfo info{"ch02_nimbus_raw",
+                               "Chapter 02: raw-embedding self-attention on the Nimbus question"};
+  return attn::run_chapter(argc, argv, info, tell_story);
 }

@@ -246,9 +246,8 @@ void tell_story(attn::Chapter& ch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::run_chapter(argc, argv,
-                           {"ch05_scaling",
-                            "Chapter 05: why attention divides by √d_k and runs softmax along "
-                            "rows, measured"},
-                           {}, tell_story);
+  const attn::ChapterInfo info{"ch05_scaling",
+                               "Chapter 05: why attention divides by √d_k and runs softmax along rows, "
+                               "measured"};
+  return attn::run_chapter(argc, argv, info, tell_story);
 }

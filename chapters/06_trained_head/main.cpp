@@ -232,8 +232,7 @@ void tell_story(attn::Chapter& ch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return attn::run_chapter(argc, argv,
-                           {"ch06_trained_head",
-                            "Chapter 06: train one attention head until \"it\" attends to \"cat\""},
-                           {}, tell_story);
+  const attn::ChapterInfo info{"ch06_trained_head",
+                               "Chapter 06: train one attention head until \"it\" attends to \"cat\""};
+  return attn::run_chapter(argc, argv, info, tell_story);
 }

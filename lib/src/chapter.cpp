@@ -66,4 +66,8 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOpt
   }
 }
 
+int run_chapter(int argc, char** argv, const ChapterInfo& info, const Story& story) {
+  return run_chapter(argc, argv, info, ChapterOptions{}, story);
+}
+
 }  // namespace attn

@@ -53,4 +53,10 @@ using Story = std::function<void(Chapter&)>;
 int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOptions& options,
                 const Story& story);
 
+/// \brief run_chapter() for a chapter with no options of its own.
+/// \param argc,argv the command line. \param info name and summary for `--help`.
+/// \param story the chapter's body.
+/// \return the process exit code.
+int run_chapter(int argc, char** argv, const ChapterInfo& info, const Story& story);
+
 }  // namespace attn
