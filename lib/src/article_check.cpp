@@ -10,27 +10,31 @@
 #include <cmath>
 #include <ostream>
 #include <string_view>
+#include <utility>
 
 namespace attn {
 
 void ArticleChecks::number(const std::string& quantity, double article, int decimals,
                            double ours) {
   // Both sides rounded the way np.round rounds, compared as numbers (so -0.00 equals 0.00).
-  const bool passed =
-      std::isfinite(ours) && numpy::round(ours, decimals) == numpy::round(article, decimals);
-  const std::string article_text = fmt::format("{:.{}f}", article, decimals);
-  if (std::isfinite(ours)) largest_difference_ = std::max(largest_difference_, std::fabs(ours - article));
-  ++numeric_checks_;
-  checks_.push_back({quantity, article_text, fmt::format("{:.{}f}", ours, decimals + 3), passed});
+  const bool passed = numpy::round(ours, decimals) == numpy::round(article, decimals);
+  record_number(quantity, article, ours, passed, fmt::format("{:.{}f}", article, decimals),
+                fmt::format("{:.{}f}", ours, decimals + 3));
 }
 
 void ArticleChecks::approximately(const std::string& quantity, double article, double tolerance,
                                   double ours) {
-  const bool passed = std::isfinite(ours) && std::fabs(ours - article) <= tolerance;
-  if (std::isfinite(ours)) largest_difference_ = std::max(largest_difference_, std::fabs(ours - article));
+  record_number(quantity, article, ours, std::fabs(ours - article) <= tolerance,
+                fmt::format("about {:.2f} (±{:.2f})", article, tolerance),
+                fmt::format("{:.4f}", ours));
+}
+
+void ArticleChecks::record_number(const std::string& quantity, double article, double ours,
+                                  bool passed, std::string article_text, std::string ours_text) {
+  const bool finite = std::isfinite(ours);  // NaN or infinity never matches
+  if (finite) largest_difference_ = std::max(largest_difference_, std::fabs(ours - article));
   ++numeric_checks_;
-  checks_.push_back({quantity, fmt::format("about {:.2f} (±{:.2f})", article, tolerance),
-                     fmt::format("{:.4f}", ours), passed});
+  checks_.push_back({quantity, std::move(article_text), std::move(ours_text), finite && passed});
 }
 
 void ArticleChecks::numbers(const std::string& quantity, const std::vector<std::string>& labels,

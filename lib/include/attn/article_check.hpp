@@ -62,6 +62,9 @@ class ArticleChecks {
     std::string ours;      // ours, printed with a few more digits than the article's
     bool passed;
   };
+  void record_number(const std::string& quantity, double article, double ours, bool passed,
+                     std::string article_text, std::string ours_text);
+
   std::vector<Check> checks_;
   double largest_difference_ = 0.0;
   int numeric_checks_ = 0;
