@@ -22,8 +22,7 @@ arma::mat attention_scores(const arma::mat& Q, const arma::mat& K, double scale)
 Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, double scale) {
   require_nonempty("V", V);
   require_finite("V", V);
-  require_same_cols("scores = Q K^T", "Q", Q, "K", K);
-  require_same_rows("output = W V", "K", K, "V", V);
+  require_same_rows("output = W V", "K", K, "V", V);  // attention_scores checks Q against K
 
   Attention a;
   a.scores = attention_scores(Q, K, scale);  // (n × m)

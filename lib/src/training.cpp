@@ -51,14 +51,17 @@ void Adam::step(const std::vector<arma::mat*>& parameters, const std::vector<arm
     }
   if (first_.size() != parameters.size())
     throw ShapeError("Adam: the number of parameters changed between steps");
-  ++steps_;
-  const double correct1 = 1.0 - std::pow(beta1_, steps_);
-  const double correct2 = 1.0 - std::pow(beta2_, steps_);
+  // Every shape is checked before anything moves, so a bad call leaves the optimiser as it was.
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     require_same_rows("Adam step", "parameter", *parameters[i], "gradient", gradients[i]);
     require_same_cols("Adam step", "parameter", *parameters[i], "gradient", gradients[i]);
     require_same_rows("Adam step", "parameter", *parameters[i], "its first step", first_[i]);
     require_same_cols("Adam step", "parameter", *parameters[i], "its first step", first_[i]);
+  }
+  ++steps_;
+  const double correct1 = 1.0 - std::pow(beta1_, steps_);
+  const double correct2 = 1.0 - std::pow(beta2_, steps_);
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
     first_[i] = beta1_ * first_[i] + (1.0 - beta1_) * gradients[i];
     second_[i] = beta2_ * second_[i] + (1.0 - beta2_) * arma::square(gradients[i]);
     *parameters[i] -= learning_rate_ * (first_[i] / correct1) /
