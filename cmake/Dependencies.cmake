@@ -14,7 +14,9 @@ find_package(GTest REQUIRED)    # libgtest-dev: the unit tests
 
 # gnuplot-iostream is one header (libgnuplot-iostream-dev) on top of Boost.Iostreams.
 find_path(GNUPLOT_IOSTREAM_INCLUDE_DIR gnuplot-iostream.h REQUIRED)
-find_package(Boost REQUIRED COMPONENTS iostreams filesystem system)
+# Boost's own CMake package (BoostConfig.cmake, in Debian 12 and 13 alike), not CMake's
+# FindBoost module, which CMake 3.30 and later (Debian 13) warn about and will remove.
+find_package(Boost REQUIRED CONFIG COMPONENTS iostreams filesystem system)
 add_library(attn_gnuplot_iostream INTERFACE)
 add_library(GnuplotIostream::GnuplotIostream ALIAS attn_gnuplot_iostream)
 target_include_directories(attn_gnuplot_iostream SYSTEM INTERFACE ${GNUPLOT_IOSTREAM_INCLUDE_DIR})

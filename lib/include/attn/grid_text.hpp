@@ -15,10 +15,12 @@ namespace attn {
 /// The layout is the one article 004 prints with f-strings, so a chapter's output can be
 /// compared with the article byte for byte:
 /// a header of 12 spaces then every key as `f"{t:>8}"`; each row `f"{tok:>10}  "` followed by
-/// every value as `f"{w:8.2f}"` (the precision is \p decimals). Lines end with `'\n'`.
+/// every value as `f"{w:8.2f}"` (the precision is \p decimals). Every line ends with a newline.
 /// Labels are padded by code points, as Python pads them, so non-ASCII tokens line up the same.
-/// \param queries one label per row of \p grid. \param keys one label per column.
-/// \param grid `(n × m)` scores or weights. \param decimals digits after the point.
+/// \param queries one label per row of \p grid.
+/// \param keys one label per column.
+/// \param grid `(n × m)` scores or weights.
+/// \param decimals digits after the point.
 /// \return the table, one line per query plus the header.
 /// \throws ShapeError if the label counts do not match the grid's shape.
 std::string grid_table(const std::vector<std::string>& queries,
