@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
+#include <string>
 
 namespace {
 
@@ -34,6 +39,43 @@ TEST(Plotter, ArrowsMustBeTwoDimensional) {
   EXPECT_THROW(p.vectors({"x", "t", {{"a", arma::rowvec{1.0, 2.0, 3.0}, "red"}}}), attn::ShapeError);
   EXPECT_THROW(p.bars({"x", "t", {"a"}, {{"w", arma::rowvec{0.5, 0.5}, "blue"}}, "w"}),
                attn::ShapeError);
+}
+
+std::string bytes_of(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// tests/fake-gnuplot/gnuplot reads two lines, writes junk where it was told to draw, and dies.
+// The figure here is two 40 × 40 panels, about 100 kB of data: more than a pipe holds, so the
+// plotter is still writing when gnuplot has gone. It must neither die of SIGPIPE nor touch the
+// figure already in the folder, and must leave no temporary file behind.
+TEST(Plotter, GnuplotDyingHalfWayKeepsThePreviousFigure) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "plotter-dying-gnuplot";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const fs::path figure = folder / "big.png";
+  std::ofstream(figure, std::ios::binary) << "the previous figure";
+
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (std::string(ATTN_FAKE_GNUPLOT_DIR) + ":" + path).c_str(), 1);
+  std::ostringstream out, log;
+  attn::Plotter p({true, folder, false}, out, log);
+  ::setenv("PATH", path.c_str(), 1);
+  ASSERT_TRUE(p.active());
+
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 40; ++i) tokens.push_back("token" + std::to_string(i));
+  const arma::mat grid(40, 40, arma::fill::randu);
+  const attn::Heatmap panel{"", "panel", tokens, tokens, grid};
+  p.heatmaps({"big", "two large panels", {panel, panel}});
+
+  EXPECT_EQ(log.str(), "warning: gnuplot did not draw " + figure.string() +
+                           "; the previous figure is kept\n");
+  EXPECT_EQ(bytes_of(figure), "the previous figure");
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 1)
+      << "a temporary file was left in " << folder;
 }
 
 TEST(FindOnPath, FindsShellButNotNonsense) {

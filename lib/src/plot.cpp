@@ -11,7 +11,9 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <tuple>
 #include <unistd.h>
@@ -79,8 +81,19 @@ double colour_reach(const std::vector<Heatmap>& panels) {
   return reach;
 }
 
-// The gnuplot commands that draw one heatmap panel; data follow as two inline blocks.
-std::string heatmap_commands(const Heatmap& h, double reach) {
+// Sends rows to gnuplot as a named datablock (`$name << EOD` ... `EOD`) and returns the name
+// the plot command reads it by, as often as it likes. gnuplot 6 refuses inline data ('-')
+// inside a multiplot; datablocks (gnuplot 5.0 and later) behave the same on 5.4 and 6.
+template <class Rows>
+std::string datablock(std::ostream& gp, const std::string& name, const Rows& rows) {
+  gp << '$' << name << " << EOD\n";
+  gnuplotio::top_level_array_sender(gp, rows, gnuplotio::Mode1D(), gnuplotio::ModeText());
+  gp << "EOD\n";
+  return '$' + name;
+}
+
+// The gnuplot commands that draw one heatmap panel from the datablock `cells`.
+std::string heatmap_commands(const Heatmap& h, double reach, const std::string& cells) {
   const bool weights = h.scale == ColourScale::weights;
   const double rows = static_cast<double>(h.values.n_rows);
   const double cols = static_cast<double>(h.values.n_cols);
@@ -94,10 +107,18 @@ std::string heatmap_commands(const Heatmap& h, double reach) {
          (weights ? "set palette defined (0 '#f7fbff', 0.5 '#6baed6', 1 '#08306b')\n"
                   : "set palette defined (-1 '#b2182b', 0 '#f7f7f7', 1 '#2166ac')\n") +
          // Dark cells get white text so every value stays readable.
-         fmt::format("plot '-' using 2:1:3 with image, '-' using 2:1:(sprintf('%.{}f', $3)):"
-                     "(abs($3) > {} ? 0xffffff : 0x000000) "
+         fmt::format("plot {0} using 2:1:3 with image, {0} using 2:1:(sprintf('%.{1}f', $3)):"
+                     "(abs($3) > {2} ? 0xffffff : 0x000000) "
                      "with labels textcolor rgb variable font ',12'\n",
-                     h.decimals, 0.6 * reach);
+                     cells, h.decimals, 0.6 * reach);
+}
+
+// What gnuplot wrote into a status file: its error count, "0" when the script ran cleanly.
+std::string read_status(const fs::path& file) {
+  std::ifstream in(file);
+  std::string status;
+  in >> status;
+  return status;
 }
 
 }  // namespace
@@ -121,45 +142,59 @@ Plotter::Plotter(PlotOptions options, std::ostream& out, std::ostream& log)
                      "computed and checked\n", options_.folder.string(), ec.message());
     return;
   }
+  // A gnuplot that dies half-way must not take the chapter with it: writing to its closed pipe
+  // then fails quietly instead of raising SIGPIPE, and draw() reports the figure as not drawn.
+  std::signal(SIGPIPE, SIG_IGN);
   active_ = true;
 }
 
-fs::path Plotter::start(const std::string& name) const {
-  const fs::path png = options_.folder / (name + ".png");
-  std::error_code ignored;
-  if (fs::is_regular_file(png, ignored)) fs::remove(png, ignored);  // finish() must not mistake
-                                                                    // an old file for a new one
-  return png;
-}
+void Plotter::draw(const std::string& name, int width, int height, const std::string& title,
+                   const std::function<void(std::ostream&)>& script) {
+  std::string gnuplot = "'";  // the program's path, quoted for the shell popen() runs
+  for (char c : gnuplot_.string()) gnuplot += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  gnuplot += "'";
 
-std::string Plotter::command() const {
-  // Writing PNGs, gnuplot's own stdout goes to /dev/null: if it cannot open the output file it
-  // would otherwise send the image bytes to ours. In the terminal, its stdout is the picture.
-  std::string quoted_path = "'";
-  for (char c : gnuplot_.string()) quoted_path += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  quoted_path += "'";
-  return options_.in_terminal ? quoted_path : quoted_path + " > /dev/null";
-}
-
-std::string Plotter::preamble(const fs::path& png, int width, int height,
-                              const std::string& title) const {
   if (options_.in_terminal) {
     out_.flush();  // gnuplot writes straight to our stdout: keep the story in order
+    Gnuplot gp(gnuplot);
     // About 9 pixels per character column and 18 per row gives the PNG's proportions.
-    return fmt::format("set terminal dumb size {},{} ansi256\nset output\nset title {}\n",
-                       std::clamp(width / 9, 60, 200), std::clamp(height / 18, 20, 60),
-                       quoted(title));
+    gp << fmt::format("set terminal dumb size {},{} noenhanced ansi256\nset output\nset title {}\n",
+                      std::clamp(width / 9, 60, 200), std::clamp(height / 18, 20, 60),
+                      quoted(title));
+    script(gp);
+    return;
   }
-  return fmt::format("set terminal pngcairo size {},{} font 'DejaVu Sans,11' noenhanced\n"
-                     "set output {}\nset title {}\n",
-                     width, height, quoted(png.string()), quoted(title));
-}
 
-void Plotter::finish(const fs::path& png) {
-  if (options_.in_terminal) return;
-  std::error_code ec;
-  if (fs::file_size(png, ec) > 0 && !ec) fmt::print(log_, "wrote {}\n", png.string());
-  else fmt::print(log_, "warning: gnuplot did not write {}\n", png.string());
+  // gnuplot draws into NAME.png.part; only when it reports no error is that file moved over
+  // NAME.png, in one step. So a gnuplot that fails or is killed half-way leaves the previous
+  // figure as it was, never a half-drawn or missing one.
+  const fs::path png = options_.folder / (name + ".png");
+  const fs::path part = png.string() + ".part";
+  const fs::path status = png.string() + ".status";
+  std::error_code ignored;
+  fs::remove(part, ignored);
+  fs::remove(status, ignored);
+  {
+    // gnuplot's stdout goes to /dev/null: were it unable to open the output file, it would
+    // otherwise send the image's bytes to ours.
+    Gnuplot gp(gnuplot + " > /dev/null");
+    gp << fmt::format("set terminal pngcairo size {},{} font 'DejaVu Sans,11' noenhanced\n"
+                      "set output {}\nset title {}\n",
+                      width, height, quoted(part.string()), quoted(title));
+    script(gp);
+    // Closing the output finishes the PNG; GPVAL_ERRNO is non-zero once any command failed.
+    gp << "set output\nset print " << quoted(status.string()) << "\nprint GPVAL_ERRNO\nunset print\n";
+  }  // gnuplot has exited here
+  const bool drawn = read_status(status) == "0" && fs::file_size(part, ignored) > 0;
+  fs::remove(status, ignored);
+  if (drawn) fs::rename(part, png, ignored);
+  if (drawn && !ignored) {
+    fmt::print(log_, "wrote {}\n", png.string());
+    return;
+  }
+  fs::remove(part, ignored);
+  fmt::print(log_, "warning: gnuplot did not draw {}; {}\n", png.string(),
+             fs::exists(png, ignored) ? "the previous figure is kept" : "there is no figure");
 }
 
 void Plotter::heatmap(const Heatmap& h) { heatmaps({h.name, "", {h}}); }
@@ -177,38 +212,37 @@ void Plotter::heatmaps(const HeatmapRow& row) {
                row.name, largest, kMaxHeatmapTokens);
     return;
   }
-  const fs::path png = start(row.name);
   const double reach = colour_reach(row.panels);
   const int cell_px = 90, panels = static_cast<int>(row.panels.size());
   const int cols = static_cast<int>(row.panels.front().values.n_cols);
   const int rows = static_cast<int>(row.panels.front().values.n_rows);
   const int width = panels * std::max(520, 260 + cell_px * cols);
   const int height = std::max(420, 170 + cell_px * rows) + (panels > 1 ? 40 : 0);
-  {
-    Gnuplot gp(command());
-    gp << preamble(png, width, height, "");
+  draw(row.name, width, height, "", [&](std::ostream& gp) {
+    std::vector<std::string> blocks;
+    for (std::size_t k = 0; k < row.panels.size(); ++k)
+      blocks.push_back(datablock(gp, fmt::format("cells{}", k + 1), long_rows(row.panels[k].values)));
     if (panels > 1) gp << fmt::format("set multiplot layout 1,{} title {}\n", panels, quoted(row.title));
-    for (const Heatmap& h : row.panels) {
-      gp << heatmap_commands(h, reach);
-      const auto cells = long_rows(h.values);
-      gp.send1d(cells);
-      gp.send1d(cells);
-    }
+    for (std::size_t k = 0; k < row.panels.size(); ++k)
+      gp << heatmap_commands(row.panels[k], reach, blocks[k]);
     if (panels > 1) gp << "unset multiplot\n";
-  }
-  finish(png);
+  });
 }
 
 void Plotter::bars(const BarChart& b) {
   for (const Series& series : b.series)
     require_labels(b.name + " (" + series.label + ")", b.labels.size(), series.y.n_elem);
   if (!active_) return;
-  const fs::path png = start(b.name);
   const double groups = static_cast<double>(b.labels.size());
   const double width = 0.8 / static_cast<double>(b.series.size());  // bars share 0.8 of a slot
-  {
-    Gnuplot gp(command());
-    gp << preamble(png, 760, 440, b.title) << "set ylabel " << quoted(b.value_label) << "\n"
+  draw(b.name, 760, 440, b.title, [&](std::ostream& gp) {
+    std::vector<std::string> blocks;
+    for (std::size_t k = 0; k < b.series.size(); ++k) {
+      std::vector<std::pair<arma::uword, double>> rows;
+      for (arma::uword i = 0; i < b.series[k].y.n_elem; ++i) rows.emplace_back(i, b.series[k].y(i));
+      blocks.push_back(datablock(gp, fmt::format("series{}", k + 1), rows));
+    }
+    gp << "set ylabel " << quoted(b.value_label) << "\n"
        << "set xtics " << tics(b.labels) << "\nset tics scale 0\n"
        << (b.series.size() > 1 ? "set key top right box opaque\n" : "unset key\n")
        << fmt::format("set xrange [-0.6:{}]\nset boxwidth {}\n", groups - 0.4, width)
@@ -217,30 +251,27 @@ void Plotter::bars(const BarChart& b) {
     for (std::size_t k = 0; k < b.series.size(); ++k) {
       const double shift = -0.4 + width * (static_cast<double>(k) + 0.5);  // centre of bar k
       gp << (k ? ", " : "")
-         << fmt::format("'-' using ($1 + {0}):2 with boxes lc rgb {1} title {2}, "
-                        "'-' using ($1 + {0}):2:(sprintf('%.2f', $2)) with labels offset 0,0.8 "
+         << fmt::format("{0} using ($1 + {1}):2 with boxes lc rgb {2} title {3}, "
+                        "{0} using ($1 + {1}):2:(sprintf('%.2f', $2)) with labels offset 0,0.8 "
                         "notitle",
-                        shift, quoted(b.series[k].colour), quoted(b.series[k].label));
+                        blocks[k], shift, quoted(b.series[k].colour), quoted(b.series[k].label));
     }
     gp << "\n";
-    for (const Series& series : b.series) {
-      std::vector<std::pair<arma::uword, double>> rows;
-      for (arma::uword i = 0; i < series.y.n_elem; ++i) rows.emplace_back(i, series.y(i));
-      gp.send1d(rows);
-      gp.send1d(rows);
-    }
-  }
-  finish(png);
+  });
 }
 
 void Plotter::lines(const LinePlot& p) {
   for (const Series& series : p.series)
     require_labels(p.name + " (" + series.label + ")", p.x.n_elem, series.y.n_elem);
   if (!active_) return;
-  const fs::path png = start(p.name);
-  {
-    Gnuplot gp(command());
-    gp << preamble(png, 760, 480, p.title) << "set xlabel " << quoted(p.x_label) << "\n"
+  draw(p.name, 760, 480, p.title, [&](std::ostream& gp) {
+    std::vector<std::string> blocks;
+    for (std::size_t k = 0; k < p.series.size(); ++k) {
+      std::vector<std::pair<double, double>> points;
+      for (arma::uword j = 0; j < p.x.n_elem; ++j) points.emplace_back(p.x(j), p.series[k].y(j));
+      blocks.push_back(datablock(gp, fmt::format("series{}", k + 1), points));
+    }
+    gp << "set xlabel " << quoted(p.x_label) << "\n"
        << "set ylabel " << quoted(p.y_label) << "\n"
        << (p.log_x ? "set logscale x 2\n" : "") << (p.log_y ? "set logscale y 10\n" : "")
        << "set grid\nset key " << p.key_at << " box opaque\n"
@@ -248,20 +279,14 @@ void Plotter::lines(const LinePlot& p) {
        << "plot ";
     // Points mark measurements; a long curve (a loss per training step) is drawn as a line.
     const std::string style = p.x.n_elem <= 40 ? "linespoints pt 7 ps 0.7" : "lines";
-    for (std::size_t i = 0; i < p.series.size(); ++i) {
-      const Series& s = p.series[i];
-      gp << (i ? ", " : "")
-         << fmt::format("'-' using 1:2 with {} lw 2 dt {} lc rgb {} title {}", style,
+    for (std::size_t k = 0; k < p.series.size(); ++k) {
+      const Series& s = p.series[k];
+      gp << (k ? ", " : "")
+         << fmt::format("{} using 1:2 with {} lw 2 dt {} lc rgb {} title {}", blocks[k], style,
                         s.dashed ? 2 : 1, quoted(s.colour), quoted(s.label));
     }
     gp << "\n";
-    for (const Series& s : p.series) {
-      std::vector<std::pair<double, double>> points;
-      for (arma::uword j = 0; j < p.x.n_elem; ++j) points.emplace_back(p.x(j), s.y(j));
-      gp.send1d(points);
-    }
-  }
-  finish(png);
+  });
 }
 
 void Plotter::vectors(const VectorPicture& v) {
@@ -270,26 +295,22 @@ void Plotter::vectors(const VectorPicture& v) {
       throw ShapeError(fmt::format("figure {}: arrow {} has tip {}, a 2-D picture needs (1 × 2)",
                                    v.name, a.label, shape_of(a.tip)));
   if (!active_) return;
-  const fs::path png = start(v.name);
-  {
-    Gnuplot gp(command());
-    gp << preamble(png, 640, 560, v.title)
-       << "set size ratio -1\nset grid\nunset key\nset xzeroaxis\nset yzeroaxis\n"
-       << "set offsets graph 0.15, graph 0.25, graph 0.12, graph 0.12\n";
+  draw(v.name, 640, 560, v.title, [&](std::ostream& gp) {
     std::vector<std::pair<double, double>> tips{{0.0, 0.0}};
+    for (const Arrow& a : v.arrows) tips.emplace_back(a.tip(0), a.tip(1));
+    const std::string block = datablock(gp, "tips", tips);
+    gp << "set size ratio -1\nset grid\nunset key\nset xzeroaxis\nset yzeroaxis\n"
+       << "set offsets graph 0.15, graph 0.25, graph 0.12, graph 0.12\n";
     int tag = 1;
     for (const Arrow& a : v.arrows) {
       gp << fmt::format("set arrow {} from 0,0 to {},{} head filled size screen 0.02,15 lw 2.5 "
                         "lc rgb {}\n", tag, a.tip(0), a.tip(1), quoted(a.colour))
          << fmt::format("set label {} {} at {},{} offset 0.6,0.6 textcolor rgb {}\n", tag,
                         quoted(a.label), a.tip(0), a.tip(1), quoted(a.colour));
-      tips.emplace_back(a.tip(0), a.tip(1));
       ++tag;
     }
-    gp << "plot '-' using 1:2 with points pt 7 ps 0.8 lc rgb 'black'\n";
-    gp.send1d(tips);
-  }
-  finish(png);
+    gp << "plot " << block << " using 1:2 with points pt 7 ps 0.8 lc rgb 'black'\n";
+  });
 }
 
 }  // namespace attn

@@ -2,18 +2,25 @@
 /// \brief Every figure of the book, drawn by gnuplot through gnuplot-iostream.
 ///
 /// Figures are PNG files named `NN-MM-what.png` (chapter, figure, subject) in one folder, by
-/// default the repository's `plots/`. Heatmaps follow one convention everywhere: queries are
+/// default the build's `plots/` (`build/plots`). A figure is drawn into `NAME.png.part` and
+/// moved over `NAME.png` only once gnuplot reports that it drew it without an error, so a
+/// gnuplot that fails or is killed half-way leaves the previous file as it was. Heatmaps follow one convention everywhere: queries are
 /// rows, top to bottom; keys are columns; tokens label both axes; every cell shows its value;
 /// weights use a fixed 0..1 colour scale and scores a scale symmetric about 0.
 ///
 /// Without gnuplot on the `PATH` nothing is drawn: the chapter still computes, prints and
 /// checks, and one line on stderr says that plots were skipped. With `in_terminal` the same
-/// figures are drawn as coloured text on stdout (gnuplot's `dumb` terminal), for readers on SSH.
+/// figures are drawn as coloured text on stdout (gnuplot's `dumb` terminal), for readers on SSH,
+/// and no file is written or removed.
+///
+/// All data reach gnuplot as named datablocks (`$cells1 << EOD`), which gnuplot 5.4 (Debian 12)
+/// and 6.0 (Debian 13) read alike; gnuplot 6 no longer accepts inline data inside a multiplot.
 #pragma once
 
 #include <armadillo>
 
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -101,6 +108,9 @@ struct BarChart {
 class Plotter {
  public:
   /// \brief Looks for gnuplot on the `PATH` once; reports on \p log if plots will be skipped.
+  ///
+  /// Once gnuplot is found, the process ignores SIGPIPE from then on: a gnuplot that dies
+  /// half-way makes writes to its pipe fail instead of killing the program.
   /// \param options where and whether to draw.
   /// \param out the chapter's stdout, flushed before a figure is drawn in the terminal.
   /// \param log where messages go (stderr).
@@ -125,11 +135,10 @@ class Plotter {
   void vectors(const VectorPicture& v);
 
  private:
-  std::filesystem::path start(const std::string& name) const;
-  std::string command() const;
-  std::string preamble(const std::filesystem::path& png, int width, int height,
-                       const std::string& title) const;
-  void finish(const std::filesystem::path& png);
+  // Runs one gnuplot session for figure `name`: sets up the PNG (or terminal) output, lets
+  // `script` send the data and commands, and puts the finished file in place.
+  void draw(const std::string& name, int width, int height, const std::string& title,
+            const std::function<void(std::ostream&)>& script);
 
   PlotOptions options_;
   std::ostream& out_;
