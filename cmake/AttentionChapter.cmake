@@ -1,8 +1,9 @@
 # add_chapter(<NN_slug>): registers chapter NN, whose source is chapters/NN_slug/*.cpp.
 #
 # It builds the executable chNN_slug, adds the chapter to the `chapters` target (which runs
-# every chapter in order and writes the figures into ATTN_PLOTS_DIR), and adds its tests,
-# labelled `chNN`:
+# every chapter in order and writes the figures into ATTN_PLOTS_DIR, in the build folder) and
+# to the `refresh-plots` target (which redraws the committed snapshot in plots/), and adds its
+# tests, labelled `chNN`:
 #   chNN.golden      stdout equals tests/golden/chNN_slug.txt, byte for byte, exit 0, and
 #                    stderr holds no gnuplot error or warning (every figure was drawn)
 #   chNN.no_gnuplot  the same with gnuplot missing from PATH: numbers checked, plots skipped
@@ -15,14 +16,22 @@ set(ATTN_GOLDEN_DIR "${PROJECT_SOURCE_DIR}/tests/golden")
 
 add_custom_target(chapters COMMENT "Every chapter has run; figures are in ${ATTN_PLOTS_DIR}")
 
+# The figures committed in plots/ are a snapshot, so that the repository shows them without a
+# build. Nothing else writes there: gnuplot versions draw different bytes (5.4 on Debian 12,
+# 6.0 on Debian 13), and a reader's build must leave the clone clean. A maintainer redraws the
+# snapshot on purpose with `cmake --build --preset default --target refresh-plots`, then
+# reviews and commits it.
+add_custom_target(refresh-plots
+  COMMENT "Redrew the committed figures in ${PROJECT_SOURCE_DIR}/plots; review them with git diff")
+
 function(_attn_chapter_test name exe label)
-  cmake_parse_arguments(T "" "GOLDEN;EXIT;STDOUT;STDERR;NO_GNUPLOT;CLEAN_STDERR" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "GOLDEN;EXIT;STDOUT;STDERR;NO_GNUPLOT;CLEAN_STDERR;COLOUR" "ARGS" ${ARGN})
   string(REPLACE ";" "|" args "${T_ARGS}")
   add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND}
       -DEXE=$<TARGET_FILE:${exe}> "-DARGS=${args}" -DGOLDEN=${T_GOLDEN}
       -DEXPECT_EXIT=${T_EXIT} "-DSTDOUT_REGEX=${T_STDOUT}" "-DSTDERR_REGEX=${T_STDERR}"
-      -DNO_GNUPLOT=${T_NO_GNUPLOT} -DCLEAN_STDERR=${T_CLEAN_STDERR}
+      -DNO_GNUPLOT=${T_NO_GNUPLOT} -DCLEAN_STDERR=${T_CLEAN_STDERR} -DCOLOUR=${T_COLOUR}
       -DWORK_DIR=${CMAKE_BINARY_DIR}/test-runs/${name}
       -P ${ATTN_CHAPTER_RUNNER})
   set_tests_properties(${name} PROPERTIES LABELS "chapters;${label}")
@@ -46,6 +55,9 @@ function(add_chapter folder)
   endif()
   set_property(GLOBAL PROPERTY ATTN_LAST_CHAPTER_RUN run_${exe})
   add_dependencies(chapters run_${exe})
+  add_custom_target(refresh_plots_${exe} COMMAND ${exe} --plots ${PROJECT_SOURCE_DIR}/plots
+    COMMENT "Chapter ${nn}: redrawing its committed figures" VERBATIM)
+  add_dependencies(refresh-plots refresh_plots_${exe})
 
   set(label ch${nn})
   set(golden ${ATTN_GOLDEN_DIR}/${exe}.txt)
@@ -57,11 +69,13 @@ function(add_chapter folder)
   _attn_chapter_test(${label}.help ${exe} ${label} ARGS --help EXIT 0 STDOUT "^[^\n]+\nUsage: ${exe}")
 endfunction()
 
-# add_chapter_run(<NN_slug> <name> ARGS ... [EXIT code] [STDOUT regex] [STDERR regex]): one
-# more run of a chapter. With the default EXIT 0 and no STDOUT pattern its stdout must equal
-# tests/golden/chNN_slug.<name>.txt; otherwise the exit code and the patterns are checked.
+# add_chapter_run(<NN_slug> <name> ARGS ... [EXIT code] [STDOUT regex] [STDERR regex]
+#                 [COLOUR ON]): one more run of a chapter. With the default EXIT 0 and no STDOUT
+# pattern its stdout must equal tests/golden/chNN_slug.<name>.txt; otherwise the exit code and
+# the patterns are checked. STDOUT is matched against the text a reader sees, with terminal
+# colour codes taken out; COLOUR ON also requires that there were colour codes.
 function(add_chapter_run folder name)
-  cmake_parse_arguments(R "" "EXIT;STDOUT;STDERR" "ARGS" ${ARGN})
+  cmake_parse_arguments(R "" "EXIT;STDOUT;STDERR;COLOUR" "ARGS" ${ARGN})
   string(REGEX MATCH "^([0-9][0-9])_" _ ${folder})
   set(exe ch${folder})
   if(NOT DEFINED R_EXIT)
@@ -72,5 +86,6 @@ function(add_chapter_run folder name)
     set(golden ${ATTN_GOLDEN_DIR}/${exe}.${name}.txt)
   endif()
   _attn_chapter_test(ch${CMAKE_MATCH_1}.${name} ${exe} ch${CMAKE_MATCH_1}
-    ARGS ${R_ARGS} GOLDEN "${golden}" EXIT ${R_EXIT} STDOUT "${R_STDOUT}" STDERR "${R_STDERR}")
+    ARGS ${R_ARGS} GOLDEN "${golden}" EXIT ${R_EXIT} STDOUT "${R_STDOUT}" STDERR "${R_STDERR}"
+    COLOUR "${R_COLOUR}")
 endfunction()

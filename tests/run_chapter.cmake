@@ -1,7 +1,7 @@
 # Runs one chapter executable and checks what it did. Called by the tests add_chapter() makes:
 #   cmake -DEXE=... [-DARGS=a|b|c] [-DGOLDEN=file] [-DEXPECT_EXIT=n]
 #         [-DSTDOUT_REGEX=re] [-DSTDERR_REGEX=re]
-#         [-DNO_GNUPLOT=ON] [-DCLEAN_STDERR=ON] -DWORK_DIR=... -P run_chapter.cmake
+#         [-DNO_GNUPLOT=ON] [-DCLEAN_STDERR=ON] [-DCOLOUR=ON] -DWORK_DIR=... -P run_chapter.cmake
 # Figures go into WORK_DIR, never into the repository. On a golden mismatch the actual output
 # is kept next to WORK_DIR and the difference is shown with `diff -u`.
 cmake_minimum_required(VERSION 3.25)
@@ -31,8 +31,15 @@ message(STATUS "exit code ${code}; stderr:\n${err}")
 if(NOT "${EXPECT_EXIT}" STREQUAL "" AND NOT code STREQUAL "${EXPECT_EXIT}")
   message(FATAL_ERROR "expected exit code ${EXPECT_EXIT}, got ${code}\nstdout:\n${out}")
 endif()
-if(NOT "${STDOUT_REGEX}" STREQUAL "" AND NOT out MATCHES "${STDOUT_REGEX}")
-  message(FATAL_ERROR "stdout does not match \"${STDOUT_REGEX}\"\nstdout:\n${out}")
+# What a reader sees: the text without the terminal's colour codes (ESC [ ... m), which differ
+# between gnuplot versions.
+string(ASCII 27 esc)
+string(REGEX REPLACE "${esc}\\[[0-9;]*m" "" seen "${out}")
+if(COLOUR AND seen STREQUAL out)
+  message(FATAL_ERROR "stdout has no colour codes; the terminal view should be in colour")
+endif()
+if(NOT "${STDOUT_REGEX}" STREQUAL "" AND NOT seen MATCHES "${STDOUT_REGEX}")
+  message(FATAL_ERROR "stdout does not match \"${STDOUT_REGEX}\"\nstdout:\n${seen}")
 endif()
 if(NOT "${STDERR_REGEX}" STREQUAL "" AND NOT err MATCHES "${STDERR_REGEX}")
   message(FATAL_ERROR "stderr does not match \"${STDERR_REGEX}\"")

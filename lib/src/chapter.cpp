@@ -9,7 +9,7 @@
 #include <optional>
 
 #ifndef ATTN_DEFAULT_PLOTS_DIR
-#error "ATTN_DEFAULT_PLOTS_DIR must name the repository's plots folder"
+#error "ATTN_DEFAULT_PLOTS_DIR must name the build's plots folder"
 #endif
 
 namespace attn {

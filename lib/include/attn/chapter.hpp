@@ -43,8 +43,9 @@ using Story = std::function<void(Chapter&)>;
 
 /// \brief Runs one chapter: parses the command line, tells the story, reports the checks.
 ///
-/// Every chapter accepts `--help`, `--no-plots` and `--plots DIR` (default: the repository's
-/// `plots/` folder, wherever the program is started from). Exceptions from the story are
+/// Every chapter accepts `--help`, `--no-plots`, `--plots DIR` (default: the build's `plots/`
+/// folder, wherever the program is started from; never the committed snapshot) and
+/// `--plots-in-terminal`. Exceptions from the story are
 /// caught and reported on stderr; none escapes.
 /// \param argc,argv the command line. \param info name and summary for `--help`.
 /// \param options adds the chapter's own options (may be empty).

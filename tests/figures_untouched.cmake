@@ -1,0 +1,78 @@
+# A reader's commands never touch the repository: every chapter runs with each of its options,
+# and once with a gnuplot that dies half-way while drawing straight over the committed figures
+# in plots/. Afterwards the figures' bytes, the tree's files and `git status` must be exactly
+# what they were before. Called by the test repo.figures_untouched (chapters/CMakeLists.txt):
+#   cmake -DSOURCE=<repository> -DCHAPTERS=<folder of the chapter executables>
+#         -DFAKE_GNUPLOT=<folder with the failing gnuplot> -P figures_untouched.cmake
+cmake_minimum_required(VERSION 3.25)
+
+# What a reader's command could change: the committed figures' bytes, the files in the tree
+# (build folders aside), and what git sees.
+function(snapshot out)
+  file(GLOB figures "${SOURCE}/plots/*")
+  set(state "")
+  foreach(figure IN LISTS figures)
+    file(SHA256 "${figure}" hash)
+    string(APPEND state "${figure} ${hash}\n")
+  endforeach()
+  file(GLOB_RECURSE files RELATIVE "${SOURCE}" "${SOURCE}/*")
+  list(FILTER files EXCLUDE REGEX "^(build[^/]*|\\.git)/")
+  list(SORT files)
+  string(APPEND state "files: ${files}\n")
+  if(EXISTS "${SOURCE}/.git")
+    execute_process(COMMAND git -C "${SOURCE}" status --porcelain --untracked-files=all
+      OUTPUT_VARIABLE status RESULT_VARIABLE code)
+    if(NOT code EQUAL 0)
+      message(FATAL_ERROR "git status failed in ${SOURCE}")
+    endif()
+    string(APPEND state "git status:\n${status}")
+  endif()
+  set(${out} "${state}" PARENT_SCOPE)
+endfunction()
+
+# run(<name> <executable> [args...]): runs a chapter from the repository's root, as the README
+# does; it must exit 0. Its stderr is left in `stderr` for the caller.
+function(run name exe)
+  execute_process(COMMAND "${CHAPTERS}/${exe}" ${ARGN} WORKING_DIRECTORY "${SOURCE}"
+    OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE code)
+  message(STATUS "${exe} ${ARGN}: exit ${code}")
+  if(NOT code EQUAL 0)
+    message(FATAL_ERROR "${exe} ${ARGN} exited ${code}:\n${err}")
+  endif()
+  set(stderr "${err}" PARENT_SCOPE)
+endfunction()
+
+snapshot(before)
+file(GLOB chapters RELATIVE "${CHAPTERS}" "${CHAPTERS}/ch[0-9][0-9]_*")
+list(FILTER chapters EXCLUDE REGEX "[.]")
+if(NOT chapters)
+  message(FATAL_ERROR "no chapter executables in ${CHAPTERS}")
+endif()
+foreach(exe IN LISTS chapters)
+  run(default ${exe})
+  run(no_plots ${exe} --no-plots)
+  run(terminal ${exe} --plots-in-terminal)
+  # The harshest case: a gnuplot that fails half-way, drawing over the committed figures.
+  set(path "$ENV{PATH}")
+  set(ENV{PATH} "${FAKE_GNUPLOT}:${path}")
+  run(failing_gnuplot ${exe} --plots "${SOURCE}/plots")
+  set(ENV{PATH} "${path}")
+  if(NOT stderr MATCHES "warning: gnuplot did not draw [^\n]+; the previous figure is kept")
+    message(FATAL_ERROR "${exe}: the failing gnuplot was not noticed, or found no figure:\n${stderr}")
+  endif()
+endforeach()
+run(token ch03_qkv_projections --token fail)
+run(token_terminal ch03_qkv_projections --token did --plots-in-terminal)
+run(seed ch04_self_attention --seed 7)
+run(sentence ch04_self_attention --sentence "the dog chased the ball")
+snapshot(after)
+
+if(NOT before STREQUAL after)
+  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/before.txt" "${before}")
+  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/after.txt" "${after}")
+  execute_process(COMMAND diff -u before.txt after.txt OUTPUT_VARIABLE diff
+    WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
+  message(FATAL_ERROR "a chapter changed the repository (- before, + after):\n${diff}")
+endif()
+list(LENGTH chapters count)
+message(STATUS "${count} chapters, every option: the committed figures and the tree are unchanged")
