@@ -43,7 +43,7 @@ function(add_chapter folder)
   set(exe ch${folder})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/*.cpp)
   add_executable(${exe} ${sources})
-  target_link_libraries(${exe} PRIVATE attn::attn)
+  target_link_libraries(${exe} PRIVATE attn::book)
   attn_warnings(${exe})
 
   # Chapters run in order: chapter NN waits for the one registered before it.

@@ -1,9 +1,9 @@
 // The backward pass against central finite differences, on several shapes including the
-// degenerate ones (one query, d_k = 1). Random inputs come from the numpy-compatible generator,
-// so every run checks the same numbers.
+// degenerate ones (one query, d_k = 1). Random inputs come from a seeded generator
+// (normal_inputs.hpp), so every run checks the same numbers.
 #include <attn/backward.hpp>
 #include <attn/gradient_check.hpp>
-#include <attn/numpy_random.hpp>
+#include "normal_inputs.hpp"
 #include <attn/softmax.hpp>
 #include <attn/validate.hpp>
 
@@ -27,7 +27,7 @@ struct Problem {
 };
 
 Problem random_problem(const Shape& s, std::uint64_t seed) {
-  auto rng = attn::numpy::default_rng(seed);
+  const attn_test::Normals rng(seed);
   Problem p{rng.normal(s.n, s.d_k), rng.normal(s.m, s.d_k), rng.normal(s.m, s.d_v),
             rng.normal(s.n, s.d_v), 1.0 / std::sqrt(static_cast<double>(s.d_k))};
   return p;
@@ -61,7 +61,7 @@ struct Head {
 };
 
 Head random_head(arma::uword n, arma::uword d_model, arma::uword d_k, arma::uword d_v) {
-  auto rng = attn::numpy::default_rng(11);
+  const attn_test::Normals rng(11);
   Head h;
   h.X = rng.normal(n, d_model);
   h.W = {rng.normal(d_model, d_k) * 0.5, rng.normal(d_model, d_k) * 0.5, rng.normal(d_model, d_v) * 0.5};
@@ -119,7 +119,7 @@ TEST(SoftmaxJacobian, MatchesFiniteDifferencesOfSoftmax) {
 }
 
 TEST(SoftmaxRowsBackward, IsTheJacobianVectorProductOfEveryRow) {
-  auto rng = attn::numpy::default_rng(3);
+  const attn_test::Normals rng(3);
   const arma::mat W = attn::softmax_rows(rng.normal(3, 5));
   const arma::mat upstream = rng.normal(3, 5);
   const arma::mat dS = attn::softmax_rows_backward(W, upstream);

@@ -1,5 +1,5 @@
 #include <attn/gradient_check.hpp>
-#include <attn/numpy_random.hpp>
+#include "normal_inputs.hpp"
 #include <attn/training.hpp>
 #include <attn/validate.hpp>
 
@@ -10,12 +10,12 @@
 namespace {
 
 std::vector<attn::AttentionExample> random_examples() {
-  auto rng = attn::numpy::default_rng(21);
+  const attn_test::Normals rng(21);
   return {{{}, rng.normal(5, 6), 2, 4}, {{}, rng.normal(3, 6), 0, 1}, {{}, rng.normal(1, 6), 0, 0}};
 }
 
 TEST(AttentionTargetLoss, GradientMatchesFiniteDifferences) {
-  auto rng = attn::numpy::default_rng(22);
+  const attn_test::Normals rng(22);
   const arma::mat W_Q = rng.normal(6, 3), W_K = rng.normal(6, 3);
   const auto data = random_examples();
   for (double decay : {0.0, 0.3}) {
