@@ -37,6 +37,13 @@ TEST(Attention, ScaledDividesScoresBySqrtDk) {
   EXPECT_TRUE(arma::approx_equal(a.output, attn::softmax_rows(Q * K.t() / 2.0) * V, "absdiff", 1e-14));
 }
 
+TEST(Attention, ScoreScaleIsOneOverRootDk) {
+  EXPECT_DOUBLE_EQ(attn::score_scale(1), 1.0);
+  EXPECT_DOUBLE_EQ(attn::score_scale(4), 0.5);
+  EXPECT_DOUBLE_EQ(attn::score_scale(64), 0.125);
+  EXPECT_THROW(attn::score_scale(0), attn::InputError);
+}
+
 TEST(RawAttention, BankAgainstMoneyBankRiver) {
   const attn::Attention bank = attn::raw_attention_for(kEmbeddings, 1);
   EXPECT_TRUE(arma::approx_equal(bank.scores, arma::mat{{0.2, 1.0, 0.7}}, "absdiff", 1e-15));

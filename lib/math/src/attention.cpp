@@ -40,10 +40,16 @@ Attention raw_attention_for(const arma::mat& E, arma::uword query) {
   return attend(E.row(query), E, E, 1.0);
 }
 
+//! [score-scale]
+double score_scale(arma::uword d_k) {
+  if (d_k == 0) throw InputError("score_scale: the key width d_k must be at least 1");
+  return 1.0 / std::sqrt(static_cast<double>(d_k));
+}
+//! [score-scale]
+
 Attention scaled_dot_product_attention(const arma::mat& Q, const arma::mat& K,
                                        const arma::mat& V) {
-  const double d_k = static_cast<double>(K.n_cols);
-  return attend(Q, K, V, 1.0 / std::sqrt(d_k));
+  return attend(Q, K, V, score_scale(K.n_cols));
 }
 
 QKV project(const arma::mat& X, const Projections& W) {

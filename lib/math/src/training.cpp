@@ -15,7 +15,7 @@ LossGradient attention_target_loss(const std::vector<AttentionExample>& examples
                                    const arma::mat& W_Q, const arma::mat& W_K,
                                    double weight_decay) {
   if (examples.empty()) throw InputError("attention_target_loss needs at least one example");
-  const double scale = 1.0 / std::sqrt(static_cast<double>(W_K.n_cols));
+  const double scale = score_scale(W_K.n_cols);
   const double share = 1.0 / static_cast<double>(examples.size());
   LossGradient result{0.0, weight_decay * W_Q, weight_decay * W_K};
   result.loss = 0.5 * weight_decay * (arma::accu(arma::square(W_Q)) + arma::accu(arma::square(W_K)));

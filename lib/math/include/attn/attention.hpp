@@ -57,6 +57,17 @@ Attention raw_self_attention(const arma::mat& E);
 /// \throws std::out_of_range if \p query is not a row of \p E.
 Attention raw_attention_for(const arma::mat& E, arma::uword query);
 
+/// \brief The factor every score is multiplied by in scaled dot-product attention:
+///
+/// \f[ c = \frac{1}{\sqrt{d_k}} \f]
+///
+/// It keeps the variance of a score \f$q \cdot k\f$ at 1 when the entries of \f$q\f$ and
+/// \f$k\f$ have variance 1, whatever the key width (chapter 05 measures why that matters).
+/// \param d_k the width of queries and keys, at least 1.
+/// \return \f$1/\sqrt{d_k}\f$.
+/// \throws InputError if \p d_k is 0.
+double score_scale(arma::uword d_k);
+
 /// \brief Scaled dot-product attention, the equation of "Attention Is All You Need":
 ///
 /// \f[ \mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V \f]
