@@ -17,7 +17,6 @@
 #include <fmt/ostream.h>
 
 #include <cmath>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -226,7 +225,7 @@ void gradient_check(attn::Chapter& ch, attn::numpy::Generator& rng) {
        attn::check_gradient([&](const arma::mat& x) { return loss(Q, K, x); }, V, g.dV).max_relative_error});
   //! [gradient-check]
   // The exact error depends on rounding, which differs between machines: it goes to stderr.
-  fmt::print(std::cerr, "gradient check: largest relative error of dQ, dK, dV = {:.1e}\n", worst);
+  fmt::print(ch.log, "gradient check: largest relative error of dQ, dK, dV = {:.1e}\n", worst);
   fmt::print(ch.out, "\nThe backward pass behind these Jacobians agrees with central finite "
                      "differences: largest relative error below 1e-6: {}\n",
              worst < 1e-6 ? "yes" : "no");

@@ -17,7 +17,6 @@
 #include <fmt/ostream.h>
 
 #include <cmath>
-#include <iostream>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -157,7 +156,7 @@ void print_loss_curve(attn::Chapter& ch, const Training& t) {
     if (step < t.losses.size()) fmt::print(ch.out, "{:4}  {:.4f}\n", step, t.losses[step]);
   // The exact step the rule fires at can move by one with the last bits of the arithmetic
   // (which differ between CPUs), so it goes to stderr; the story keeps what is stable.
-  fmt::print(std::cerr, "training stopped after {} steps\n", t.losses.size() - 1);
+  fmt::print(ch.log, "training stopped after {} steps\n", t.losses.size() - 1);
   fmt::print(ch.out, "final loss {:.4f}; stopped because |∇L| < {:.0e}: {}\n", t.losses.back(),
              kStopGradient, t.final_gradient < kStopGradient ? "yes" : "no");
 }
@@ -173,7 +172,7 @@ void tell_story(attn::Chapter& ch) {
   print_setup(ch);
 
   const double gradient_error = worst_gradient_error(data, W_Q0, W_K0);
-  fmt::print(std::cerr, "gradient check at the start: largest relative error {:.1e}\n", gradient_error);
+  fmt::print(ch.log, "gradient check at the start: largest relative error {:.1e}\n", gradient_error);
   fmt::print(ch.out, "the loss's gradient agrees with finite differences (relative error below "
                      "1e-6): {}\n\n", gradient_error < 1e-6 ? "yes" : "no");
 

@@ -52,7 +52,7 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOpt
 
     Plotter plots(plot_options, std::cout, std::cerr);
     ArticleChecks checks;
-    Chapter chapter{std::cout, checks, plots};
+    Chapter chapter{std::cout, checks, plots, std::cerr};
     story(chapter);
     const int verdict = checks.report(info.checks_on_stderr ? std::cerr : std::cout, std::cerr);
     if (!std::cout.flush()) {  // a full disk or a closed pipe must not look like success

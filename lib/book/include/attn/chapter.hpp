@@ -34,6 +34,9 @@ struct Chapter {
   std::ostream& out;       ///< the story and its numbers (stdout).
   ArticleChecks& checks;   ///< the article's numbers, checked as the story goes.
   Plotter& plots;          ///< the chapter's figures.
+  /// Diagnostics that are not part of the story, such as figures that vary with the machine's
+  /// rounding (stderr); the golden tests compare stdout only.
+  std::ostream& log;
 };
 
 /// \brief A chapter's own command-line options, added to the shared ones.
