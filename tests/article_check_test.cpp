@@ -101,4 +101,23 @@ TEST(ArticleChecks, RowsCheckEveryEntryWithItsLabel) {
                attn::ShapeError);
 }
 
+TEST(ArticleChecks, ABlockIsCheckedLineByLineAndNothingMayFollow) {
+  attn::ArticleChecks same, changed, longer;
+  same.block("printed", "a\nb\n", "a\nb\n");
+  EXPECT_EQ(report_of(same).code, 0);
+  EXPECT_NE(report_of(same).out.find("3 of 3 checks match"), std::string::npos);
+  changed.block("printed", "a\nb\n", "a\nc\n");
+  const Report r = report_of(changed);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "MISMATCH: printed line 2: the article has \"b\", we have \"c\" (1 check(s) failed)\n");
+  longer.block("printed", "a\n", "a\nextra\n");
+  EXPECT_EQ(report_of(longer).code, 1);
+}
+
+TEST(ArticleChecks, ARunWithNothingToCheckSaysSoAndPasses) {
+  const Report r = report_of(attn::ArticleChecks{});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "\nchecks against the article\n  none: the article printed no numbers for this run\n");
+}
+
 }  // namespace

@@ -61,4 +61,17 @@ TEST(VectorText, CommaSeparatedWithFixedDecimals) {
   EXPECT_EQ(attn::vector_text(arma::rowvec()), "[]");
 }
 
+TEST(GridFromTable, ReadsBackWhatGridTableWrote) {
+  const std::vector<std::string> tokens = {"the", "cat", "the"};
+  const arma::mat grid = {{0.25, 0.5, 0.25}, {0.1, 0.7, 0.2}, {1.0, 0.0, 0.0}};
+  EXPECT_TRUE(arma::approx_equal(attn::grid_from_table(attn::grid_table(tokens, tokens, grid)),
+                                 grid, "absdiff", 0.0));
+  EXPECT_THROW(attn::grid_from_table("  a  b\n  a  0.5\n"), attn::InputError);
+}
+
+TEST(CellLabels, KeepRepeatedTokensApart) {
+  EXPECT_EQ(attn::cell_labels({"the", "cat", "the"}, 2),
+            (std::vector<std::string>{"2,0 the→the", "2,1 the→cat", "2,2 the→the"}));
+}
+
 }  // namespace

@@ -116,9 +116,11 @@ TEST(NumpyRandomDocumented, SeedZeroPcg64StateAndIncrement) {
 TEST(NumpyRandomDocumented, SeedZeroFirstNormals) {
   Generator rng = default_rng(0);
   // The documented values carry 16 significant digits, so compare to 1e-15.
+  //! [first-normals]
   EXPECT_NEAR(rng.normal(), 0.1257302210933933, 1e-15);
   EXPECT_NEAR(rng.normal(), -0.1321048632913019, 1e-15);
   EXPECT_NEAR(rng.normal(), 0.6404226504432821, 1e-15);
+  //! [first-normals]
 }
 
 // --- Seed parsing -----------------------------------------------------------------------------

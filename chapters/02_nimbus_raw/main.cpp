@@ -13,6 +13,12 @@
 
 namespace {
 
+//! [article-numbers]
+// Module 1.3, which this chapter retells, prints no numbers we have; Module 2.1 states what
+// must hold on raw embeddings: export and fail pull toward each other, and one vector that
+// both asks and answers makes the score grid symmetric. Those claims are checked below.
+//! [article-numbers]
+
 void tell_story(attn::Chapter& ch) {
   //! [thread]
   const attn::examples::NimbusThread thread = attn::examples::nimbus_thread();

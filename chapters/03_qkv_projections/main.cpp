@@ -9,26 +9,23 @@
 #include <attn/chapter.hpp>
 #include <attn/examples.hpp>
 #include <attn/grid_text.hpp>
+#include <attn/walkthrough.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/ostream.h>
 
-#include <cmath>
 #include <string>
 
 namespace {
 
-using attn::fixed;
-using attn::vector_text;
-
-//! [module-numbers]
+//! [article-numbers]
 // What Module 2.1 prints for the token "export", quoted exactly.
 const std::string kModuleQuery = "Q(export) = [0.35, 0.22]";
 const std::string kModuleScore = "Q(export) · K(fail) / √2 = 0.36";
 const std::string kModuleSum = "Σ weights = 1.00";
 const std::vector<double> kQueryExport = {0.35, 0.22};  // to 2 decimals
 const double kScoreExportFail = 0.36;                    // to 2 decimals
-//! [module-numbers]
+//! [article-numbers]
 
 // Everything the chapter computes once: the sentence, its projections, both attentions.
 struct Run {
@@ -52,76 +49,23 @@ Run compute() {
 }
 
 // The three lines the module shows for a token, its strongest partner as the example key.
-struct ModuleLines {
-  std::string query, score, sum;
-};
+struct ModuleLines { std::string query, score, sum; };
 
 ModuleLines module_lines(const Run& r, arma::uword t) {
   const auto& tokens = r.thread.tokens;
   const arma::uword partner = attn::strongest_other(r.projected.weights, t);
-  return {fmt::format("Q({}) = {}", tokens[t], vector_text(r.qkv.Q.row(t))),
+  return {fmt::format("Q({}) = {}", tokens[t], attn::vector_text(r.qkv.Q.row(t))),
           fmt::format("Q({}) · K({}) / {} = {:.2f}", tokens[t], tokens[partner], r.sqrt_dk,
                       r.projected.scores(t, partner)),
           fmt::format("Σ weights = {:.2f}", arma::accu(r.projected.weights.row(t)))};
-}
-
-// Step 1 of the walk-through: the token's embedding times each projection matrix.
-void show_projection(attn::Chapter& ch, const Run& r, arma::uword t) {
-  const std::string& name = r.thread.tokens[t];
-  const arma::rowvec x = r.thread.embeddings.row(t);
-  const arma::mat& W_Q = r.thread.projections.W_Q;
-  fmt::print(ch.out, "step 1  project: x({}) = {}\n", name, vector_text(x, 1));
-  fmt::print(ch.out, "  Q({0}) = x({0}) W_Q = [{1:.1f} × {3:.2f} + {2:.1f} × {4:.2f}, "
-                     "{1:.1f} × {5:.2f} + {2:.1f} × {6:.2f}] = {7}\n",
-             name, x(0), x(1), W_Q(0, 0), W_Q(1, 0), W_Q(0, 1), W_Q(1, 1),
-             vector_text(r.qkv.Q.row(t)));
-  fmt::print(ch.out, "  K({0}) = x({0}) W_K = {1}    V({0}) = x({0}) W_V = {2}\n", name,
-             vector_text(r.qkv.K.row(t)), vector_text(r.qkv.V.row(t)));
-}
-
-// Step 2: one scaled dot product per key.
-void show_scores(attn::Chapter& ch, const Run& r, arma::uword t) {
-  const auto& tokens = r.thread.tokens;
-  const double root = std::sqrt(static_cast<double>(r.qkv.K.n_cols));
-  fmt::print(ch.out, "step 2  score every key: Q({}) · K(j) / {}\n", tokens[t], r.sqrt_dk);
-  for (arma::uword j = 0; j < tokens.size(); ++j)
-    fmt::print(ch.out, "  Q({}) · K({}) / {} = ({} × {} + {} × {}) / {:.3f} = {}\n", tokens[t],
-               tokens[j], r.sqrt_dk, fixed(r.qkv.Q(t, 0)), fixed(r.qkv.K(j, 0)),
-               fixed(r.qkv.Q(t, 1)), fixed(r.qkv.K(j, 1)), root, fixed(r.projected.scores(t, j)));
-}
-
-// Step 3: softmax over the row of scores, shifted by the row's maximum as attn::softmax does.
-void show_weights(attn::Chapter& ch, const Run& r, arma::uword t) {
-  const auto& tokens = r.thread.tokens;
-  const arma::rowvec scores = r.projected.scores.row(t);
-  const double top = scores.max();
-  const double total = arma::accu(arma::exp(scores - top));  // shown, not used: W is attn's
-  fmt::print(ch.out, "step 3  softmax: weight(j) = e^(score(j) - {}) / Σ_k e^(score(k) - {}),"
-                     " Σ_k = {:.3f}\n", fixed(top), fixed(top), total);
-  for (arma::uword j = 0; j < tokens.size(); ++j)
-    fmt::print(ch.out, "  weight({}) = e^{} / {:.3f} = {}\n", tokens[j], fixed(scores(j) - top),
-               total, fixed(r.projected.weights(t, j)));
-  fmt::print(ch.out, "  Σ weights = {:.2f}\n", arma::accu(r.projected.weights.row(t)));
-}
-
-// Step 4: the weighted sum of the values.
-void show_output(attn::Chapter& ch, const Run& r, arma::uword t) {
-  const auto& tokens = r.thread.tokens;
-  fmt::print(ch.out, "step 4  blend the values: out({}) = Σ_j weight(j) V(j)\n", tokens[t]);
-  for (arma::uword j = 0; j < tokens.size(); ++j)
-    fmt::print(ch.out, "  {} {} × {}    V({})\n", j ? "+" : " ", fixed(r.projected.weights(t, j)),
-               vector_text(r.qkv.V.row(j)), tokens[j]);
-  fmt::print(ch.out, "  = {}\n", vector_text(r.projected.output.row(t), 3));
 }
 
 void step_through(attn::Chapter& ch, const Run& r, arma::uword t) {
   const ModuleLines lines = module_lines(r, t);
   fmt::print(ch.out, "The equation for \"{}\"\n\n{}\n{}\n{}\n\n", r.thread.tokens[t],
              lines.query, lines.score, lines.sum);
-  show_projection(ch, r, t);
-  show_scores(ch, r, t);
-  show_weights(ch, r, t);
-  show_output(ch, r, t);
+  ch.out << attn::walk_through(r.thread.tokens, r.thread.embeddings, r.thread.projections,
+                               r.projected, t);
 }
 
 void show_grids(attn::Chapter& ch, const Run& r) {

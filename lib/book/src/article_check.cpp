@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <sstream>
 #include <string_view>
 #include <utility>
 
@@ -52,6 +53,27 @@ void ArticleChecks::line(const std::string& quantity, const std::string& article
   checks_.push_back({quantity, '"' + article + '"', '"' + ours + '"', article == ours});
 }
 
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+void ArticleChecks::block(const std::string& quantity, const std::string& article,
+                          const std::string& ours) {
+  const std::vector<std::string> theirs = lines_of(article), mine = lines_of(ours);
+  for (std::size_t i = 0; i < theirs.size(); ++i)
+    line(fmt::format("{} line {}", quantity, i + 1), theirs[i],
+         i < mine.size() ? mine[i] : "(missing)");
+  line(fmt::format("{}: nothing after line {}", quantity, theirs.size()),
+       std::to_string(theirs.size()), std::to_string(mine.size()));
+}
+
 void ArticleChecks::claim(const std::string& statement, bool holds) {
   checks_.push_back({statement, "", "", holds});
 }
@@ -65,6 +87,10 @@ int ArticleChecks::report(std::ostream& out, std::ostream& err) const {
   for (const Check& c : checks_)
     if (!c.article.empty()) width = std::max(width, c.quantity.size());
   fmt::print(out, "\nchecks against the article\n");
+  if (checks_.empty()) {
+    fmt::print(out, "  none: the article printed no numbers for this run\n");
+    return 0;
+  }
   for (const Check& c : checks_) {
     const std::string_view verdict = c.passed ? "OK" : "NOT OK";
     if (c.article.empty())  // a claim: the statement is the whole story

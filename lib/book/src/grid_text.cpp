@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <sstream>
 
 namespace attn {
 
@@ -71,6 +72,34 @@ std::string grid_table(const std::vector<std::string>& queries,
     text += '\n';
   }
   return text;
+}
+
+arma::mat grid_from_table(const std::string& table) {
+  std::istringstream lines(table);
+  std::string header;
+  std::getline(lines, header);
+  const std::size_t keys = split_words(header).size();
+  std::vector<arma::rowvec> rows;
+  for (std::string line; std::getline(lines, line);) {
+    const std::vector<std::string> words = split_words(line);
+    if (words.empty()) continue;
+    if (words.size() != keys + 1)
+      throw InputError(fmt::format("grid_from_table: the row \"{}\" has {} numbers for {} keys",
+                                   line, words.size() - 1, keys));
+    arma::rowvec row(keys);
+    for (std::size_t k = 0; k < keys; ++k) row(k) = std::stod(words[k + 1]);
+    rows.push_back(row);
+  }
+  arma::mat grid(rows.size(), keys);
+  for (std::size_t i = 0; i < rows.size(); ++i) grid.row(i) = rows[i];
+  return grid;
+}
+
+std::vector<std::string> cell_labels(const std::vector<std::string>& tokens, std::size_t row) {
+  std::vector<std::string> labels;
+  for (std::size_t col = 0; col < tokens.size(); ++col)
+    labels.push_back(fmt::format("{},{} {}→{}", row, col, tokens.at(row), tokens[col]));
+  return labels;
 }
 
 std::string fixed(double value, int decimals) {

@@ -19,6 +19,7 @@ arma::mat attention_scores(const arma::mat& Q, const arma::mat& K, double scale)
   return scale * Q * K.t();  // (n × d_k)(d_k × m) -> (n × m)
 }
 
+//! [attend]
 Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, double scale) {
   require_nonempty("V", V);
   require_finite("V", V);
@@ -30,7 +31,9 @@ Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, dou
   a.output = a.weights * V;               // (n × m)(m × d_v) -> (n × d_v)
   return a;
 }
+//! [attend]
 
+//! [raw-attention]
 Attention raw_self_attention(const arma::mat& E) { return attend(E, E, E, 1.0); }
 
 Attention raw_attention_for(const arma::mat& E, arma::uword query) {
@@ -39,6 +42,7 @@ Attention raw_attention_for(const arma::mat& E, arma::uword query) {
                                         shape_of(E)));
   return attend(E.row(query), E, E, 1.0);
 }
+//! [raw-attention]
 
 //! [score-scale]
 double score_scale(arma::uword d_k) {
@@ -52,6 +56,7 @@ Attention scaled_dot_product_attention(const arma::mat& Q, const arma::mat& K,
   return attend(Q, K, V, score_scale(K.n_cols));
 }
 
+//! [project]
 QKV project(const arma::mat& X, const Projections& W) {
   require_nonempty("X", X);
   require_finite("X", X);
@@ -60,6 +65,7 @@ QKV project(const arma::mat& X, const Projections& W) {
   require_multipliable("V = X W_V", "X", X, "W_V", W.W_V);
   return {X * W.W_Q, X * W.W_K, X * W.W_V};
 }
+//! [project]
 
 Attention self_attention(const arma::mat& X, const Projections& W) {
   const QKV qkv = project(X, W);

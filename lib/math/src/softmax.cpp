@@ -4,6 +4,7 @@
 
 namespace attn {
 
+//! [softmax-rows]
 arma::mat softmax_rows(const arma::mat& scores) {
   require_nonempty("softmax input", scores);
   require_finite("softmax input", scores);
@@ -12,6 +13,7 @@ arma::mat softmax_rows(const arma::mat& scores) {
   e.each_col() /= arma::sum(e, 1);
   return e;
 }
+//! [softmax-rows]
 
 arma::rowvec softmax(const arma::rowvec& scores) { return softmax_rows(scores); }
 

@@ -42,6 +42,12 @@ class ArticleChecks {
   /// \param quantity what the line shows. \param article the article's line. \param ours ours.
   void line(const std::string& quantity, const std::string& article, const std::string& ours);
 
+  /// \brief Checks a block of printed lines, line by line: one check per line of the
+  ///        article's block (`"<quantity> line 3"`), and one that nothing follows it.
+  /// \param quantity what the block is. \param article the article's lines, each ending in
+  ///        `'\n'`. \param ours what we printed.
+  void block(const std::string& quantity, const std::string& article, const std::string& ours);
+
   /// \brief Checks a statement the article makes in words ("the grid is symmetric").
   /// \param statement the claim, as the report prints it. \param holds whether it holds for us.
   void claim(const std::string& statement, bool holds);

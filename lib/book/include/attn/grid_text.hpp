@@ -27,6 +27,23 @@ std::string grid_table(const std::vector<std::string>& queries,
                        const std::vector<std::string>& keys, const arma::mat& grid,
                        int decimals = 2);
 
+/// \brief The values of a table in grid_table()'s layout, read back: the inverse of
+///        grid_table(), for tables an article printed.
+///
+/// The first line is the header of keys; every further non-empty line is a query label
+/// followed by one number per key.
+/// \param table the table's text, header first.
+/// \return the grid `(queries × keys)`.
+/// \throws InputError if a row does not hold one number per key.
+arma::mat grid_from_table(const std::string& table);
+
+/// \brief Labels for the cells of one row of a grid, by position and by token, such as
+///        `"0,1 the→cat"`, so that repeated tokens ("the" twice) stay distinct.
+/// \param tokens the sentence's tokens (both queries and keys).
+/// \param row the query's row.
+/// \return one label per column.
+std::vector<std::string> cell_labels(const std::vector<std::string>& tokens, std::size_t row);
+
 /// \brief A number with a fixed count of decimals, like `{:.2f}`, except that a value which
 ///        rounds to zero prints as `0.00`, never as `-0.00`.
 /// \param value the number. \param decimals digits after the point.
