@@ -1,5 +1,6 @@
-// Chapter 06's data: a small vocabulary of six kinds of word, the training sentences in which
-// "it" refers to an animal, and the held-out test sentence. main.cpp tells the story with it.
+/// \file
+/// \brief Chapter 06's data: a vocabulary of six kinds of word, the training sentences in which
+///        "it" refers to an animal, and the held-out test sentence.
 #pragma once
 
 #include <attn/numpy_random.hpp>
@@ -10,21 +11,29 @@
 #include <string>
 #include <vector>
 
+/// \brief Chapter 06's data set; main.cpp tells the story with it.
 namespace ch06 {
 
-extern const std::vector<std::string> kTraining;  // "it" always refers to the animal
-extern const std::string kTest;                   // held out: its "cat" and "milk" never train
+/// The training sentences; in each, "it" refers to the animal.
+extern const std::vector<std::string> kTraining;
+/// The held-out test sentence: its "cat" and "milk" never occur in training.
+extern const std::string kTest;
 
-// The sentences as training examples: embeddings (n × d_model), the row of "it" (the query)
-// and the row of its animal (the target).
+/// \brief The sentences as training examples: embeddings `X: (n × d_model)`, the row of "it"
+///        (the query) and the row of its animal (the target).
 struct Sentences {
-  std::vector<attn::AttentionExample> training;  // one per kTraining sentence
-  attn::AttentionExample test;                   // kTest
+  std::vector<attn::AttentionExample> training;  ///< one per sentence of kTraining.
+  attn::AttentionExample test;                   ///< kTest.
 };
 
-// Draws the vocabulary's embeddings from rng, a (words × width) matrix of noise · N(0, 1) in
-// vocabulary order, adds 1 at the column of each word's kind, and embeds every sentence.
-// Throws std::invalid_argument if a sentence lacks "it" or an animal.
+/// \brief Embeds every sentence: \f$ e_{\text{word}} = u_{\text{kind}} + \sigma\, n_{\text{word}} \f$.
+///
+/// \f$u_{\text{kind}}\f$ is the unit vector of the word's kind and \f$n\f$ one row of a
+/// `(words × width)` draw of N(0, 1) from \p rng, in vocabulary order.
+/// \param rng the generator; one `(words × width)` matrix is drawn from it.
+/// \param width d_model, at least 6 (one column per kind). \param noise \f$\sigma\f$.
+/// \return the training examples and the test example.
+/// \throws std::invalid_argument if a sentence lacks "it" or an animal.
 Sentences make_sentences(attn::numpy::Generator& rng, arma::uword width, double noise);
 
 }  // namespace ch06
