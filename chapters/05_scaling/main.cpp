@@ -24,9 +24,9 @@ constexpr arma::uword kKeys = 16, kTrials = 200;  // saturation: keys per query,
 //! [setup]
 
 //! [article-numbers]
-// Neither article prints a number here; both state what the scale prevents. "~1" and "~0"
-// (article 004) are read as: the largest weight above 0.95, and a Jacobian below a fifth of
-// the scaled one, at the widest d_k. "Flat" is read as within ±15% of the mean across widths.
+// Neither article prints a number here; both say what the scale prevents. Read as: unscaled,
+// the largest weight ends above kNearOne ("~1") and |Jacobian| below kFifth of the scaled one
+// ("~0"); scaled, both stay within ±kFlat of their mean ("still has something to say").
 constexpr double kNearOne = 0.95, kFifth = 0.2, kFlat = 0.15;
 //! [article-numbers]
 

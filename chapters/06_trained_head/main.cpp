@@ -30,9 +30,9 @@ const std::vector<double> kDecays = {0.05, 0.1, 0.25, 0.4};  // λ values compar
 //! [setup]
 
 //! [article-numbers]
-// Article 004 on a trained head: "it" puts "about 0.60" of its weight on "cat" (read as ±0.05)
-// and spreads the rest thinly (read as: no other token above 0.15). An untrained head does not
-// do this (read as: before training no weight in the row above 0.35).
+// Article 004 on a trained head: "it" puts about 0.60 of its weight on "cat" ("about": ±kAbout)
+// and spreads the rest thinly (no other token above kThinly); an untrained head does not do
+// this (no weight in the "it" row above kUntrained before training).
 constexpr double kArticleItCat = 0.60, kAbout = 0.05, kThinly = 0.15, kUntrained = 0.35;
 //! [article-numbers]
 
