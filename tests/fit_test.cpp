@@ -14,7 +14,8 @@ std::vector<attn::AttentionExample> examples() {
 }
 
 TEST(GradientNorm, BothMatricesTogether) {
-  attn::LossGradient g{0.0, arma::mat(2, 2, arma::fill::value(1.0)), arma::mat(2, 2, arma::fill::value(2.0))};
+  const attn::LossGradient g{0.0, arma::mat(2, 2, arma::fill::value(1.0)),
+                             arma::mat(2, 2, arma::fill::value(2.0))};
   EXPECT_DOUBLE_EQ(attn::gradient_norm(g), std::sqrt(4.0 + 16.0));
 }
 

@@ -27,10 +27,9 @@ TEST(MeasureSpread, VarianceOfNormalDotProductsIsTheWidth) {
 }
 
 TEST(MeasureSpread, RejectsMismatchedPairs) {
-  EXPECT_THROW(attn::measure_spread(arma::mat(3, 2, arma::fill::ones), arma::mat(2, 2, arma::fill::ones)),
-               attn::ShapeError);
-  EXPECT_THROW(attn::measure_spread(arma::mat(3, 2, arma::fill::ones), arma::mat(3, 4, arma::fill::ones)),
-               attn::ShapeError);
+  const arma::mat three_by_two(3, 2, arma::fill::ones);
+  EXPECT_THROW(attn::measure_spread(three_by_two, arma::mat(2, 2, arma::fill::ones)), attn::ShapeError);
+  EXPECT_THROW(attn::measure_spread(three_by_two, arma::mat(3, 4, arma::fill::ones)), attn::ShapeError);
   EXPECT_THROW(attn::measure_spread(arma::mat(), arma::mat()), attn::InputError);
 }
 
@@ -64,7 +63,8 @@ TEST(MeasureSaturation, MeansOverProbesWithAndWithoutTheScale) {
   const attn_test::Normals rng(52);
   const attn::Probe a{rng.normal(1, 4), rng.normal(5, 4)}, b{rng.normal(1, 4), rng.normal(5, 4)};
   const attn::Saturation both = attn::measure_saturation({a, b});
-  const attn::Sharpness raw_a = attn::sharpness(a.q * a.K.t()), raw_b = attn::sharpness(b.q * b.K.t());
+  const attn::Sharpness raw_a = attn::sharpness(a.q * a.K.t());
+  const attn::Sharpness raw_b = attn::sharpness(b.q * b.K.t());
   const attn::Sharpness half_b = attn::sharpness(b.q * b.K.t() / 2.0);  // √d_k = 2
   EXPECT_NEAR(both.unscaled.max_weight, (raw_a.max_weight + raw_b.max_weight) / 2, 1e-15);
   EXPECT_NEAR(both.unscaled.entropy, (raw_a.entropy + raw_b.entropy) / 2, 1e-15);
@@ -88,8 +88,8 @@ TEST(MeasureSaturation, ScaledSharpnessDoesNotGrowWithWidth) {
 
 TEST(MeasureSaturation, RejectsNoProbesAndMismatchedWidths) {
   EXPECT_THROW(attn::measure_saturation({}), attn::InputError);
-  EXPECT_THROW(attn::measure_saturation({{arma::rowvec(3, arma::fill::ones), arma::mat(4, 2, arma::fill::ones)}}),
-               attn::ShapeError);
+  const attn::Probe mismatched{arma::rowvec(3, arma::fill::ones), arma::mat(4, 2, arma::fill::ones)};
+  EXPECT_THROW(attn::measure_saturation({mismatched}), attn::ShapeError);
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ struct Sentences {
   attn::AttentionExample test;                   ///< kTest.
 };
 
-/// \brief Embeds every sentence: \f$ e_{\text{word}} = u_{\text{kind}} + \sigma\, n_{\text{word}} \f$.
+/// \brief Embeds every sentence, each word as
+///        \f$ e_{\text{word}} = u_{\text{kind}} + \sigma\, n_{\text{word}} \f$.
 ///
 /// \f$u_{\text{kind}}\f$ is the unit vector of the word's kind and \f$n\f$ one row of a
 /// `(words × width)` draw of N(0, 1) from \p rng, in vocabulary order.

@@ -66,7 +66,8 @@ def story():
         out.append(f"{d:6d}  {var:10.2f}  {var / d:13.3f}  {np.abs(dots).mean():11.2f}")
 
     out += ["", f"2. One query against {KEYS} keys, mean over {TRIALS} queries per d_k",
-            f"   (uniform weights would give max weight {1 / KEYS:.4f}, entropy {np.log(KEYS):.3f})",
+            f"   (uniform weights would give max weight {1 / KEYS:.4f}, "
+            f"entropy {np.log(KEYS):.3f})",
             "", "          ---------- unscaled ----------   ----------- scaled -----------",
             "   d_k   max weight  entropy  |Jacobian|   max weight  entropy  |Jacobian|"]
     for d in WIDTHS:
@@ -84,8 +85,9 @@ def story():
     Q, K = rng.normal(size=(6, d)), rng.normal(size=(8, d))
     raw = softmax_rows(Q @ K.T)
     scaled = softmax_rows(Q @ K.T * (1 / np.sqrt(d)))
+    picks_raw, picks_scaled = (raw.max(axis=1) > 0.99).sum(), (scaled.max(axis=1) > 0.99).sum()
     out += ["", f"   at d_k = {d}, six queries, eight keys: rows with a weight above 0.99: "
-                f"unscaled {(raw.max(axis=1) > 0.99).sum()}, scaled {(scaled.max(axis=1) > 0.99).sum()}"]
+                f"unscaled {picks_raw}, scaled {picks_scaled}"]
 
     Q, K = rng.normal(size=(5, 4)), rng.normal(size=(5, 4))
     S = Q @ K.T * (1 / np.sqrt(4))
@@ -103,7 +105,8 @@ def story():
 
 def main():
     header = (f"# chapter 05's story from numpy {np.__version__} default_rng({SEED}), written by "
-              "tests/data/generate_scaling_fixtures.py; ch05_scaling's stdout begins with the lines below")
+              "tests/data/generate_scaling_fixtures.py; ch05_scaling's stdout begins with "
+              "the lines below")
     text = header + "\n" + "\n".join(story()) + "\n"
     old = OUT.read_text(encoding="utf-8") if OUT.exists() else None
     if old == text:
@@ -112,8 +115,8 @@ def main():
         OUT.write_text(text, encoding="utf-8", newline="\n")
         print(f"{OUT.name}: written")
     else:
-        sys.stdout.writelines(difflib.unified_diff((old or "").splitlines(True), text.splitlines(True),
-                                                   "committed", "numpy"))
+        sys.stdout.writelines(difflib.unified_diff(
+            (old or "").splitlines(True), text.splitlines(True), "committed", "numpy"))
         print(f"{OUT.name} differs from what numpy computes; rerun with --write to replace it")
         sys.exit(1)
 

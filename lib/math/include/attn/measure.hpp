@@ -11,7 +11,8 @@ namespace attn {
 
 /// \brief How far a sample of dot products \f$q \cdot k\f$ spreads around 0.
 struct Spread {
-  double variance = 0.0;  ///< \f$\mathrm{Var}(q \cdot k)\f$, dividing by the sample size (numpy's `var`).
+  /// \f$\mathrm{Var}(q \cdot k)\f$, dividing by the sample size (as numpy's `var` does).
+  double variance = 0.0;
   double mean_abs = 0.0;  ///< \f$\overline{|q \cdot k|}\f$: the typical size of one score.
 };
 
@@ -31,7 +32,8 @@ Spread measure_spread(const arma::mat& q, const arma::mat& k);
 /// \brief How decided one row of softmax weights is.
 struct Sharpness {
   double max_weight = 0.0;     ///< \f$\max_j w_j\f$: 1 for a one-hot pick, \f$1/m\f$ for uniform.
-  double entropy = 0.0;        ///< \f$-\sum_j w_j \ln w_j\f$ in nats: 0 one-hot, \f$\ln m\f$ uniform.
+  /// \f$-\sum_j w_j \ln w_j\f$ in nats: 0 for a one-hot pick, \f$\ln m\f$ for uniform.
+  double entropy = 0.0;
   double jacobian_norm = 0.0;  ///< \f$\lVert J \rVert_F\f$: how much gradient reaches the scores.
 };
 
@@ -62,7 +64,8 @@ struct Saturation {
 /// \brief The mean sharpness of the softmax of every probe's scores, unscaled and scaled:
 ///
 /// \f[ \frac{1}{T} \sum_t \mathrm{sharpness}\big(q_t K_t^\top\big), \qquad
-///     \frac{1}{T} \sum_t \mathrm{sharpness}\big(c\, q_t K_t^\top\big), \quad c = \frac{1}{\sqrt{d_k}} \f]
+///     \frac{1}{T} \sum_t \mathrm{sharpness}\big(c\, q_t K_t^\top\big), \qquad
+///     c = \frac{1}{\sqrt{d_k}} \f]
 ///
 /// \param probes `T` queries `(1 × d_k)` with their keys `(m × d_k)`; all share one \f$d_k\f$.
 /// \return the two means.
