@@ -6,17 +6,22 @@
 
 namespace attn {
 
+//! [softmax-jacobian]
 arma::mat softmax_jacobian(const arma::rowvec& weights) {
   return arma::diagmat(weights) - weights.t() * weights;  // (m × m)
 }
+//! [softmax-jacobian]
 
+//! [softmax-rows-backward]
 arma::mat softmax_rows_backward(const arma::mat& weights, const arma::mat& upstream) {
   require_same_rows("softmax backward", "W", weights, "dW", upstream);
   require_same_cols("softmax backward", "W", weights, "dW", upstream);
   const arma::vec agreement = arma::sum(upstream % weights, 1);  // (n × 1): Σ_k W̄_ik W_ik
   return weights % (upstream.each_col() - agreement);            // (n × m)
 }
+//! [softmax-rows-backward]
 
+//! [weights-backward]
 AttentionGradients weights_backward(const arma::mat& Q, const arma::mat& K,
                                     const arma::mat& weights, const arma::mat& dWeights,
                                     double scale) {
@@ -26,7 +31,9 @@ AttentionGradients weights_backward(const arma::mat& Q, const arma::mat& K,
   g.dK = scale * dS.t() * Q;  // (m × d_k)
   return g;
 }
+//! [weights-backward]
 
+//! [attend-backward]
 AttentionGradients attend_backward(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                                    const Attention& forward, const arma::mat& dZ, double scale) {
   require_same_rows("attention backward", "Z", forward.output, "dZ", dZ);
@@ -35,6 +42,7 @@ AttentionGradients attend_backward(const arma::mat& Q, const arma::mat& K, const
   g.dV = forward.weights.t() * dZ;  // (m × d_v)
   return g;
 }
+//! [attend-backward]
 
 Projections projections_backward(const arma::mat& X, const AttentionGradients& g) {
   Projections d;

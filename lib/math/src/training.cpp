@@ -58,6 +58,7 @@ void Adam::step(const std::vector<arma::mat*>& parameters, const std::vector<arm
     require_same_rows("Adam step", "parameter", *parameters[i], "its first step", first_[i]);
     require_same_cols("Adam step", "parameter", *parameters[i], "its first step", first_[i]);
   }
+  //! [adam-step]
   ++steps_;
   const double correct1 = 1.0 - std::pow(beta1_, steps_);
   const double correct2 = 1.0 - std::pow(beta2_, steps_);
@@ -67,6 +68,7 @@ void Adam::step(const std::vector<arma::mat*>& parameters, const std::vector<arm
     *parameters[i] -= learning_rate_ * (first_[i] / correct1) /
                       (arma::sqrt(second_[i] / correct2) + epsilon_);
   }
+  //! [adam-step]
 }
 
 }  // namespace attn

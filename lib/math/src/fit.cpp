@@ -1,0 +1,31 @@
+#include "attn/fit.hpp"
+
+#include <cmath>
+#include <utility>
+
+namespace attn {
+
+double gradient_norm(const LossGradient& g) {
+  return std::sqrt(arma::accu(arma::square(g.dW_Q)) + arma::accu(arma::square(g.dW_K)));
+}
+
+//! [fit-head]
+HeadFit fit_head(const std::vector<AttentionExample>& examples, arma::mat W_Q, arma::mat W_K,
+                 const FitSettings& settings) {
+  HeadFit fit;
+  Adam adam(settings.learning_rate);
+  for (int step = 0;; ++step) {
+    const LossGradient g = attention_target_loss(examples, W_Q, W_K, settings.weight_decay);
+    fit.losses.push_back(g.loss);
+    fit.final_gradient = gradient_norm(g);
+    fit.converged = fit.final_gradient < settings.stop_gradient;
+    if (fit.converged || step >= settings.max_steps) break;
+    adam.step({&W_Q, &W_K}, {g.dW_Q, g.dW_K});
+  }
+  fit.W_Q = std::move(W_Q);
+  fit.W_K = std::move(W_K);
+  return fit;
+}
+//! [fit-head]
+
+}  // namespace attn
