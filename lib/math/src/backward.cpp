@@ -2,7 +2,6 @@
 
 #include "attn/validate.hpp"
 
-#include <cmath>
 
 namespace attn {
 
@@ -55,7 +54,7 @@ Projections projections_backward(const arma::mat& X, const AttentionGradients& g
 SelfAttentionGradients self_attention_backward(const arma::mat& X, const Projections& W,
                                                const arma::mat& dZ) {
   const QKV qkv = project(X, W);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(qkv.K.n_cols));
+  const double scale = score_scale(qkv.K.n_cols);
   const Attention forward = attend(qkv.Q, qkv.K, qkv.V, scale);
   const AttentionGradients g = attend_backward(qkv.Q, qkv.K, qkv.V, forward, dZ, scale);
   SelfAttentionGradients s;
