@@ -1,15 +1,17 @@
-# A reader's commands never touch the repository: every chapter runs with each of its options,
-# and once with a gnuplot that dies half-way while drawing straight over the committed figures
-# in plots/. Afterwards the figures' bytes, the tree's files and `git status` must be exactly
-# what they were before. Called by the test repo.figures_untouched (chapters/CMakeLists.txt):
-#   cmake -DSOURCE=<repository> -DCHAPTERS=<folder of the chapter executables>
+# A reader's commands never touch the repository: every chapter runs, from the repository's
+# root, with each of its options. Afterwards the committed figures' bytes, the tree's files and
+# `git status` must be exactly what they were before. Each chapter also runs once with a
+# gnuplot that dies half-way while drawing over a copy of the committed figures, which must
+# come out byte for byte unchanged (a copy, so that a broken build cannot damage a
+# maintainer's work in plots/). Called by the test repo.figures_untouched:
+#   cmake -DSOURCE=<repository> -DBUILD=<build folder> -DCHAPTERS=<chapter executables' folder>
 #         -DFAKE_GNUPLOT=<folder with the failing gnuplot> -P figures_untouched.cmake
 cmake_minimum_required(VERSION 3.25)
 
-# What a reader's command could change: the committed figures' bytes, the files in the tree
+# What a reader's command could change: the figures' bytes in `folder`, the files in the tree
 # (build folders aside), and what git sees.
-function(snapshot out)
-  file(GLOB figures "${SOURCE}/plots/*")
+function(snapshot out folder)
+  file(GLOB figures "${folder}/*")
   set(state "")
   foreach(figure IN LISTS figures)
     file(SHA256 "${figure}" hash)
@@ -17,6 +19,10 @@ function(snapshot out)
   endforeach()
   file(GLOB_RECURSE files RELATIVE "${SOURCE}" "${SOURCE}/*")
   list(FILTER files EXCLUDE REGEX "^(build[^/]*|\\.git)/")
+  file(RELATIVE_PATH build "${SOURCE}" "${BUILD}")
+  if(NOT build MATCHES "^[.][.]")  # a build folder inside the tree, whatever its name
+    list(FILTER files EXCLUDE REGEX "^${build}/")
+  endif()
   list(SORT files)
   string(APPEND state "files: ${files}\n")
   if(EXISTS "${SOURCE}/.git")
@@ -42,7 +48,11 @@ function(run name exe)
   set(stderr "${err}" PARENT_SCOPE)
 endfunction()
 
-snapshot(before)
+snapshot(before "${SOURCE}/plots")
+set(copy "${CMAKE_CURRENT_BINARY_DIR}/committed-figures-copy")
+file(REMOVE_RECURSE "${copy}")
+file(COPY "${SOURCE}/plots/" DESTINATION "${copy}")
+snapshot(copy_before "${copy}")
 file(GLOB chapters RELATIVE "${CHAPTERS}" "${CHAPTERS}/ch[0-9][0-9]_*")
 list(FILTER chapters EXCLUDE REGEX "[.]")
 if(NOT chapters)
@@ -52,10 +62,10 @@ foreach(exe IN LISTS chapters)
   run(default ${exe})
   run(no_plots ${exe} --no-plots)
   run(terminal ${exe} --plots-in-terminal)
-  # The harshest case: a gnuplot that fails half-way, drawing over the committed figures.
+  # The harshest case: a gnuplot that fails half-way, drawing over (a copy of) the figures.
   set(path "$ENV{PATH}")
   set(ENV{PATH} "${FAKE_GNUPLOT}:${path}")
-  run(failing_gnuplot ${exe} --plots "${SOURCE}/plots")
+  run(failing_gnuplot ${exe} --plots "${copy}")
   set(ENV{PATH} "${path}")
   if(NOT stderr MATCHES "warning: gnuplot did not draw [^\n]+; the previous figure is kept")
     message(FATAL_ERROR "${exe}: the failing gnuplot was not noticed, or found no figure:\n${stderr}")
@@ -65,7 +75,11 @@ run(token ch03_qkv_projections --token fail)
 run(token_terminal ch03_qkv_projections --token did --plots-in-terminal)
 run(seed ch04_self_attention --seed 7)
 run(sentence ch04_self_attention --sentence "the dog chased the ball")
-snapshot(after)
+snapshot(after "${SOURCE}/plots")
+snapshot(copy_after "${copy}")
+if(NOT copy_before STREQUAL copy_after)
+  message(FATAL_ERROR "a gnuplot failing half-way changed the figures it was drawing over")
+endif()
 
 if(NOT before STREQUAL after)
   file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/before.txt" "${before}")

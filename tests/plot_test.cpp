@@ -78,6 +78,29 @@ TEST(Plotter, GnuplotDyingHalfWayKeepsThePreviousFigure) {
       << "a temporary file was left in " << folder;
 }
 
+// gnuplot runs to the end but one command failed (here a key position it does not know):
+// GPVAL_ERRNO is then not 0, and the half-made figure must not replace the previous one.
+TEST(Plotter, AFailedGnuplotCommandKeepsThePreviousFigure) {
+  namespace fs = std::filesystem;
+  ASSERT_FALSE(attn::find_on_path("gnuplot").empty())
+      << "gnuplot (gnuplot-nox) is a build dependency: scripts/install-deps installs it";
+  const fs::path folder = fs::path(::testing::TempDir()) / "plotter-failed-command";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const fs::path figure = folder / "curve.png";
+  std::ofstream(figure, std::ios::binary) << "the previous figure";
+  std::ostringstream out, log;
+  attn::Plotter p({true, folder, false}, out, log);
+  attn::LinePlot plot{"curve", "a curve", "x", "y", arma::rowvec{1.0, 2.0},
+                      {{"y", arma::rowvec{1.0, 4.0}, "black"}}};
+  plot.key_at = "nowhere known";
+  p.lines(plot);
+  EXPECT_EQ(log.str(), "warning: gnuplot did not draw " + figure.string() +
+                           "; the previous figure is kept\n");
+  EXPECT_EQ(bytes_of(figure), "the previous figure");
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 1);
+}
+
 TEST(FindOnPath, FindsShellButNotNonsense) {
   EXPECT_FALSE(attn::find_on_path("sh").empty());
   EXPECT_TRUE(attn::find_on_path("no-such-program-anywhere").empty());

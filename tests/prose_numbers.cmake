@@ -6,10 +6,12 @@
 #   cmake -DSOURCE=<repository> -P prose_numbers.cmake
 cmake_minimum_required(VERSION 3.25)
 
-set(number_regex "[0-9]+[.][0-9]+")
+set(number_regex "-?[0-9]+[.][0-9]+")
 
-# The decimal numbers of a text, as written.
+# The decimal numbers of a text, as written, with their signs (a minus sign U+2212 counts as
+# '-', so −0.14 on a page is -0.14 in an output).
 function(numbers_in text out)
+  string(REPLACE "−" "-" text "${text}")
   string(REGEX MATCHALL "${number_regex}" found "${text}")
   set(${out} ${found} PARENT_SCOPE)
 endfunction()
@@ -37,6 +39,9 @@ function(allowed_numbers chapter_dir out)
   string(LENGTH "${marker}" skip)
   string(SUBSTRING "${source}" ${skip} -1 source)
   string(FIND "${source}" "${marker}" end)
+  if(end EQUAL -1)
+    message(FATAL_ERROR "${chapter_dir}/main.cpp opens ${marker} but never closes it")
+  endif()
   string(SUBSTRING "${source}" 0 ${end} quotes)
   numbers_in("${quotes}" found)
   list(APPEND allowed ${found})

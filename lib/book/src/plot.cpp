@@ -185,7 +185,8 @@ void Plotter::draw(const std::string& name, int width, int height, const std::st
     // Closing the output finishes the PNG; GPVAL_ERRNO is non-zero once any command failed.
     gp << "set output\nset print " << quoted(status.string()) << "\nprint GPVAL_ERRNO\nunset print\n";
   }  // gnuplot has exited here
-  const bool drawn = read_status(status) == "0" && fs::file_size(part, ignored) > 0;
+  const bool drawn = read_status(status) == "0" && fs::is_regular_file(part, ignored) &&
+                     fs::file_size(part, ignored) > 0;
   fs::remove(status, ignored);
   if (drawn) fs::rename(part, png, ignored);
   if (drawn && !ignored) {
