@@ -115,7 +115,7 @@ void saturation(attn::Chapter& ch, attn::numpy::Generator& rng) {
 void row_wise(attn::Chapter& ch, attn::numpy::Generator& rng) {
   //! [row-wise]
   const arma::mat Q = rng.normal(5, 4), K = rng.normal(5, 4);               // (5 × 4) each
-  const arma::mat S = attn::attention_scores(Q, K, attn::score_scale(4));  // (5 × 5)
+  const arma::mat S = attn::attention_scores(Q, K, attn::score_scale(K.n_cols));  // (5 × 5)
   const arma::mat per_row = attn::softmax_rows(S);                          // each row sums to 1
   const arma::mat whole = attn::softmax_whole(S);                           // all 25 sum to 1
   //! [row-wise]
