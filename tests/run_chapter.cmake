@@ -1,5 +1,5 @@
 # Runs one chapter executable and checks what it did. Called by the tests add_chapter() makes:
-#   cmake -DEXE=... [-DARGS=a|b|c] [-DGOLDEN=file] [-DEXPECT_EXIT=n]
+#   cmake -DEXE=... [-DARGS=a|b|c] [-DGOLDEN=file] [-DGOLDEN_START=file] [-DEXPECT_EXIT=n]
 #         [-DSTDOUT_REGEX=re] [-DSTDERR_REGEX=re]
 #         [-DNO_GNUPLOT=ON] [-DCLEAN_STDERR=ON] [-DCOLOUR=ON] -DWORK_DIR=... -P run_chapter.cmake
 # Figures go into WORK_DIR, never into the repository. On a golden mismatch the actual output
@@ -46,6 +46,24 @@ if(NOT "${STDERR_REGEX}" STREQUAL "" AND NOT err MATCHES "${STDERR_REGEX}")
 endif()
 if(CLEAN_STDERR AND err MATCHES "[Ww]arning:|[Ee]rror:|line [0-9]+:|did not draw|pclose")
   message(FATAL_ERROR "stderr reports a problem (a figure not drawn?):\n${err}")
+endif()
+# GOLDEN_START: stdout begins with a reference another implementation wrote (for chapter 05:
+# numpy, tests/data/generate_scaling_fixtures.py). Its leading lines starting with '#' are
+# comments.
+if(GOLDEN_START)
+  file(READ "${GOLDEN_START}" expected)
+  while(expected MATCHES "^#[^\n]*\n")
+    string(REGEX REPLACE "^#[^\n]*\n" "" expected "${expected}")
+  endwhile()
+  string(LENGTH "${expected}" length)
+  string(SUBSTRING "${out}" 0 ${length} start)
+  if(NOT start STREQUAL expected)
+    file(WRITE "${WORK_DIR}/reference.txt" "${expected}")
+    file(WRITE "${WORK_DIR}/stdout-start.txt" "${start}")
+    execute_process(COMMAND diff -u "${WORK_DIR}/reference.txt" "${WORK_DIR}/stdout-start.txt"
+      OUTPUT_VARIABLE diff)
+    message(FATAL_ERROR "stdout does not begin with ${GOLDEN_START} (- reference, + ours):\n${diff}")
+  endif()
 endif()
 if(GOLDEN)
   file(READ "${GOLDEN}" expected)

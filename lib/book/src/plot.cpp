@@ -113,7 +113,7 @@ std::string heatmap_commands(const Heatmap& h, double reach, const std::string& 
                      cells, h.decimals, 0.6 * reach);
 }
 
-// What gnuplot wrote into a status file: its error count, "0" when the script ran cleanly.
+// What gnuplot wrote into a status file: GPVAL_ERRNO, "0" when no command failed.
 std::string read_status(const fs::path& file) {
   std::ifstream in(file);
   std::string status;
