@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -104,6 +105,78 @@ TEST(Plotter, AFailedGnuplotCommandKeepsThePreviousFigure) {
 TEST(FindOnPath, FindsShellButNotNonsense) {
   EXPECT_FALSE(attn::find_on_path("sh").empty());
   EXPECT_TRUE(attn::find_on_path("no-such-program-anywhere").empty());
+}
+
+}  // namespace
+
+namespace {
+
+// The weights' colour scale, as gnuplot's `set palette defined` mixes it: the stops exactly,
+// linear in RGB between them, clamped outside 0..1.
+TEST(WeightColour, FollowsThePaletteStops) {
+  const auto& stops = attn::weight_palette();
+  ASSERT_EQ(stops.size(), 3u);
+  EXPECT_EQ(attn::weight_colour(0.0), stops[0].colour);
+  EXPECT_EQ(attn::weight_colour(0.5), stops[1].colour);
+  EXPECT_EQ(attn::weight_colour(1.0), stops[2].colour);
+  EXPECT_EQ(attn::weight_colour(-3.0), stops[0].colour);
+  EXPECT_EQ(attn::weight_colour(7.0), stops[2].colour);
+  // Half-way from #6baed6 to #08306b: (107 + 8) / 2 = 57.5, (174 + 48) / 2 = 111, (214 + 107) / 2 = 160.5.
+  EXPECT_EQ(attn::weight_colour(0.75), "#3a6fa1");
+  EXPECT_THROW(attn::weight_colour(std::nan("")), attn::InputError);
+}
+
+TEST(WeightColour, DarkCellsAreAboveSixTenths) {
+  EXPECT_FALSE(attn::dark_weight(0.6));
+  EXPECT_TRUE(attn::dark_weight(0.61));
+}
+
+TEST(PageData, WrittenNextToTheFiguresEvenWithoutGnuplot) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "page-data" / "figures";
+  fs::remove_all(folder.parent_path());
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", "/nonexistent", 1);
+  std::ostringstream out, log;
+  attn::Plotter p({true, folder, false}, out, log);
+  ::setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(p.active());
+  p.page_data("walk.js", "window.x = 1;\n");
+  EXPECT_EQ(bytes_of(folder / "walk.js"), "window.x = 1;\n");
+  EXPECT_NE(log.str().find("wrote " + (folder / "walk.js").string()), std::string::npos) << log.str();
+  p.page_data("walk.js", "window.x = 2;\n");
+  EXPECT_EQ(bytes_of(folder / "walk.js"), "window.x = 2;\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 1)
+      << "a temporary file was left in " << folder;
+}
+
+TEST(PageData, NotWrittenWithNoPlotsOrInTheTerminal) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "page-data-off";
+  fs::remove_all(folder);
+  std::ostringstream out, log;
+  attn::Plotter({false, folder, false}, out, log).page_data("walk.js", "x");
+  attn::Plotter({true, folder, true}, out, log).page_data("walk.js", "x");
+  EXPECT_FALSE(fs::exists(folder / "walk.js"));
+}
+
+TEST(PageData, RefusesPathsAndReportsAFolderItCannotMake) {
+  namespace fs = std::filesystem;
+  std::ostringstream out, log;
+  attn::Plotter off({false, "unused", false}, out, log);
+  for (const char* bad : {"", ".", "..", "../walk.js", "sub/walk.js", "/tmp/walk.js"})
+    EXPECT_THROW(off.page_data(bad, "x"), attn::InputError) << '"' << bad << '"';
+
+  const fs::path blocker = fs::path(::testing::TempDir()) / "page-data-blocker";
+  fs::remove_all(blocker);
+  std::ofstream(blocker) << "a file where the folder should be";
+  std::ostringstream log2;
+  attn::Plotter p({true, blocker / "figures", false}, out, log2);
+  p.page_data("walk.js", "x");
+  EXPECT_NE(log2.str().find("warning: could not write " + (blocker / "figures" / "walk.js").string() +
+                            "; there is no file"),
+            std::string::npos)
+      << log2.str();
 }
 
 }  // namespace

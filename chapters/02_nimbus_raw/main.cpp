@@ -24,7 +24,7 @@ void tell_story(attn::Chapter& ch) {
   const std::vector<std::string>& tokens = thread.tokens;
   const arma::mat& E = thread.embeddings;  // (6 × 2)
   //! [thread]
-  fmt::print(ch.out, "\"Why did my Nimbus export fail?\" on raw 2-D embeddings\n\n");
+  fmt::print(ch.out, "\"{}\" on raw 2-D embeddings\n\n", thread.sentence);
   for (arma::uword i = 0; i < tokens.size(); ++i)
     fmt::print(ch.out, "{:>10}  {}\n", tokens[i], attn::vector_text(E.row(i), 1));
 

@@ -2,8 +2,8 @@
 //
 // Each token is projected three ways before attention: Q = X W_Q (what it looks for),
 // K = X W_K (what it offers to be matched on), V = X W_V (what it hands over). Pick a token
-// with --token and watch its whole equation run, numbers filled in.
-// The book's page for this chapter is chapters/03_qkv_projections/chapter.md.
+// with --token and watch its whole equation run, numbers filled in; the book's page for this
+// chapter (chapters/03_qkv_projections/chapter.md) lets its reader do the same.
 
 #include <attn/attention.hpp>
 #include <attn/chapter.hpp>
@@ -33,7 +33,7 @@ struct Run {
   attn::QKV qkv;                // Q, K, V: (6 × 2) each
   attn::Attention raw;          // chapter 02's attention, for comparison
   attn::Attention projected;    // softmax(Q K^T / √2) V
-  std::string sqrt_dk;          // "√2"
+  std::vector<attn::TokenWalk> walks;  // every token's equation, its numbers as printed
 };
 
 Run compute() {
@@ -44,7 +44,9 @@ Run compute() {
   r.projected = attn::scaled_dot_product_attention(r.qkv.Q, r.qkv.K, r.qkv.V);
   //! [projections]
   r.raw = attn::raw_self_attention(r.thread.embeddings);
-  r.sqrt_dk = fmt::format("√{}", r.qkv.K.n_cols);
+  for (arma::uword t = 0; t < r.thread.tokens.size(); ++t)
+    r.walks.push_back(attn::token_walk(r.thread.tokens, r.thread.embeddings,
+                                       r.thread.projections, r.projected, t));
   return r;
 }
 
@@ -52,26 +54,24 @@ Run compute() {
 struct ModuleLines { std::string query, score, sum; };
 
 ModuleLines module_lines(const Run& r, arma::uword t) {
-  const auto& tokens = r.thread.tokens;
-  const arma::uword partner = attn::strongest_other(r.projected.weights, t);
-  return {fmt::format("Q({}) = {}", tokens[t], attn::vector_text(r.qkv.Q.row(t))),
-          fmt::format("Q({}) · K({}) / {} = {:.2f}", tokens[t], tokens[partner], r.sqrt_dk,
-                      r.projected.scores(t, partner)),
-          fmt::format("Σ weights = {:.2f}", arma::accu(r.projected.weights.row(t)))};
+  const attn::TokenWalk& w = r.walks[t];
+  const attn::WalkKey& partner = w.keys[attn::strongest_other(r.projected.weights, t)];
+  return {fmt::format("Q({}) = [{}, {}]", w.token, w.q[0], w.q[1]),
+          fmt::format("Q({}) · K({}) / {} = {}", w.token, partner.token, w.root, partner.score),
+          fmt::format("Σ weights = {}", w.weight_sum)};
 }
 
 void step_through(attn::Chapter& ch, const Run& r, arma::uword t) {
   const ModuleLines lines = module_lines(r, t);
   fmt::print(ch.out, "The equation for \"{}\"\n\n{}\n{}\n{}\n\n", r.thread.tokens[t],
              lines.query, lines.score, lines.sum);
-  ch.out << attn::walk_through(r.thread.tokens, r.thread.embeddings, r.thread.projections,
-                               r.projected, t);
+  ch.out << attn::walk_text(r.walks[t]);
 }
 
 void show_grids(attn::Chapter& ch, const Run& r) {
   const auto& tokens = r.thread.tokens;
-  fmt::print(ch.out, "\nprojected scores Q K^T / {} (rows = queries, cols = keys)\n{}", r.sqrt_dk,
-             attn::grid_table(tokens, tokens, r.projected.scores));
+  fmt::print(ch.out, "\nprojected scores Q K^T / {} (rows = queries, cols = keys)\n{}",
+             r.walks[0].root, attn::grid_table(tokens, tokens, r.projected.scores));
   fmt::print(ch.out, "\nprojected weights\n{}",
              attn::grid_table(tokens, tokens, r.projected.weights));
   fmt::print(ch.out, "\nlargest |S - S^T|: raw {:.2f}, projected {:.2f}\n",
@@ -120,6 +120,8 @@ void draw(attn::Chapter& ch, const Run& r, arma::uword t) {
   ch.plots.vectors({fmt::format("03-04-{}-output", tokens[t]),
                     fmt::format("out({}) is a weighted average of the values", tokens[t]),
                     arrows});
+  ch.plots.page_data("03-05-token-walks.js",  // the book's page walks every token with these
+                     attn::walk_page_data(r.thread.sentence, r.walks, "ch03_qkv_projections"));
 }
 
 }  // namespace
@@ -129,9 +131,7 @@ int main(int argc, char** argv) {
   std::string token = "export";
   const auto options = [&](CLI::App& app) {
     app.add_option("--token", token, "The token whose equation is walked through")
-        ->check(CLI::IsMember(tokens))
-        ->type_name("NAME")
-        ->capture_default_str();
+        ->check(CLI::IsMember(tokens))->type_name("NAME")->capture_default_str();
   };
   const auto story = [&](attn::Chapter& ch) {
     const Run r = compute();

@@ -24,6 +24,7 @@ MoneyBankRiver money_bank_river() {
 
 NimbusThread nimbus_thread() {
   NimbusThread t;
+  t.sentence = "Why did my Nimbus export fail?";
   t.tokens = {"why", "did", "my", "Nimbus", "export", "fail"};
   t.embeddings = {
       // about the problem, frames the question

@@ -11,6 +11,7 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -38,6 +39,8 @@ namespace {
 
 // Beyond this many tokens a heatmap's cells are too small to read (and slow to draw).
 constexpr arma::uword kMaxHeatmapTokens = 40;
+// Cells beyond this fraction of the colour range are dark: their values are written in white.
+constexpr double kDarkFraction = 0.6;
 
 // A string as a gnuplot double-quoted literal.
 std::string quoted(const std::string& text) {
@@ -92,6 +95,14 @@ std::string datablock(std::ostream& gp, const std::string& name, const Rows& row
   return '$' + name;
 }
 
+// `set palette defined (0 '#f7fbff', ...)` for a scale's stops.
+std::string palette_command(const std::vector<ColourStop>& stops) {
+  std::string command = "set palette defined (";
+  for (std::size_t i = 0; i < stops.size(); ++i)
+    command += fmt::format("{}{} '{}'", i ? ", " : "", stops[i].at, stops[i].colour);
+  return command + ")\n";
+}
+
 // The gnuplot commands that draw one heatmap panel from the datablock `cells`.
 std::string heatmap_commands(const Heatmap& h, double reach, const std::string& cells) {
   const bool weights = h.scale == ColourScale::weights;
@@ -104,13 +115,13 @@ std::string heatmap_commands(const Heatmap& h, double reach, const std::string& 
              "set tics scale 0\nset size ratio -1\nunset key\nset cbrange [{}:{}]\nset cblabel {}\n",
              quoted(h.title), cols - 0.5, rows - 0.5, tics(h.keys), tics(h.queries),
              weights ? 0.0 : -reach, reach, quoted(weights ? "weight" : "score")) +
-         (weights ? "set palette defined (0 '#f7fbff', 0.5 '#6baed6', 1 '#08306b')\n"
+         (weights ? palette_command(weight_palette())
                   : "set palette defined (-1 '#b2182b', 0 '#f7f7f7', 1 '#2166ac')\n") +
          // Dark cells get white text so every value stays readable.
          fmt::format("plot {0} using 2:1:3 with image, {0} using 2:1:(sprintf('%.{1}f', $3)):"
                      "(abs($3) > {2} ? 0xffffff : 0x000000) "
                      "with labels textcolor rgb variable font ',12'\n",
-                     cells, h.decimals, 0.6 * reach);
+                     cells, h.decimals, kDarkFraction * reach);
 }
 
 // What gnuplot wrote into a status file: GPVAL_ERRNO, "0" when no command failed.
@@ -196,6 +207,58 @@ void Plotter::draw(const std::string& name, int width, int height, const std::st
   fs::remove(part, ignored);
   fmt::print(log_, "warning: gnuplot did not draw {}; {}\n", png.string(),
              fs::exists(png, ignored) ? "the previous figure is kept" : "there is no figure");
+}
+
+const std::vector<ColourStop>& weight_palette() {
+  static const std::vector<ColourStop> stops = {{0.0, "#f7fbff"}, {0.5, "#6baed6"}, {1.0, "#08306b"}};
+  return stops;
+}
+
+std::string weight_colour(double weight) {
+  if (std::isnan(weight)) throw InputError("weight_colour: the weight is NaN");
+  const std::vector<ColourStop>& stops = weight_palette();
+  const double w = std::clamp(weight, stops.front().at, stops.back().at);
+  std::size_t upper = 1;
+  while (upper + 1 < stops.size() && stops[upper].at < w) ++upper;
+  const ColourStop& a = stops[upper - 1];
+  const ColourStop& b = stops[upper];
+  const double t = (w - a.at) / (b.at - a.at);
+  std::string colour = "#";
+  for (std::size_t channel = 0; channel < 3; ++channel) {
+    const double from = std::stoi(a.colour.substr(1 + 2 * channel, 2), nullptr, 16);
+    const double to = std::stoi(b.colour.substr(1 + 2 * channel, 2), nullptr, 16);
+    colour += fmt::format("{:02x}", static_cast<int>(std::lround(from + t * (to - from))));
+  }
+  return colour;
+}
+
+bool dark_weight(double weight) { return weight > kDarkFraction; }
+
+void Plotter::page_data(const std::string& file_name, const std::string& text) {
+  if (file_name.empty() || file_name == "." || file_name == ".." ||
+      fs::path(file_name).filename() != file_name)
+    throw InputError(fmt::format("page data \"{}\" must be a plain file name", file_name));
+  if (!options_.enabled || options_.in_terminal) return;
+  // As with the figures: written to NAME.part, then moved over NAME in one step.
+  const fs::path file = options_.folder / file_name;
+  const fs::path part = file.string() + ".part";
+  std::error_code ec;
+  fs::create_directories(options_.folder, ec);
+  bool written = false;
+  if (!ec) {
+    std::ofstream out(part, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    written = !out.fail();
+  }
+  if (written) fs::rename(part, file, ec);
+  if (written && !ec) {
+    fmt::print(log_, "wrote {}\n", file.string());
+    return;
+  }
+  fs::remove(part, ec);
+  fmt::print(log_, "warning: could not write {}; {}\n", file.string(),
+             fs::exists(file, ec) ? "the previous file is kept" : "there is no file");
 }
 
 void Plotter::heatmap(const Heatmap& h) { heatmaps({h.name, "", {h}}); }

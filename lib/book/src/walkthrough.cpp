@@ -1,9 +1,11 @@
 #include "attn/walkthrough.hpp"
 
 #include "attn/grid_text.hpp"
+#include "attn/plot.hpp"
 #include "attn/validate.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <stdexcept>
 
@@ -28,48 +30,133 @@ void require_two_dimensional(const std::vector<std::string>& tokens, const arma:
 
 }  // namespace
 
-std::string walk_through(const std::vector<std::string>& tokens, const arma::mat& X,
-                         const Projections& W, const Attention& a, arma::uword t) {
+TokenWalk token_walk(const std::vector<std::string>& tokens, const arma::mat& X,
+                     const Projections& W, const Attention& a, arma::uword t) {
   require_two_dimensional(tokens, X, W, a);
   if (t >= X.n_rows)
     throw std::out_of_range(fmt::format("token {} is not a row of X {}", t, shape_of(X)));
   const QKV qkv = project(X, W);
-  const std::string& name = tokens[t];
-  const std::string root_label = fmt::format("√{}", qkv.K.n_cols);
-  std::string text;
-  auto line = [&text](const std::string& s) { text += s + '\n'; };
+  const Attention raw = raw_self_attention(X);
 
-  const arma::rowvec x = X.row(t);
-  line(fmt::format("step 1  project: x({}) = {}", name, vector_text(x, 1)));
-  line(fmt::format("  Q({0}) = x({0}) W_Q = [{1:.1f} × {3:.2f} + {2:.1f} × {4:.2f}, "
-                   "{1:.1f} × {5:.2f} + {2:.1f} × {6:.2f}] = {7}",
-                   name, x(0), x(1), W.W_Q(0, 0), W.W_Q(1, 0), W.W_Q(0, 1), W.W_Q(1, 1),
-                   vector_text(qkv.Q.row(t))));
-  line(fmt::format("  K({0}) = x({0}) W_K = {1}    V({0}) = x({0}) W_V = {2}", name,
-                   vector_text(qkv.K.row(t)), vector_text(qkv.V.row(t))));
-
-  line(fmt::format("step 2  score every key: Q({}) · K(j) / {}", name, root_label));
-  for (arma::uword j = 0; j < tokens.size(); ++j)
-    line(fmt::format("  Q({}) · K({}) / {} = ({} × {} + {} × {}) / {:.3f} = {}", name, tokens[j],
-                     root_label, fixed(qkv.Q(t, 0)), fixed(qkv.K(j, 0)), fixed(qkv.Q(t, 1)),
-                     fixed(qkv.K(j, 1)), 1.0 / score_scale(qkv.K.n_cols), fixed(a.scores(t, j))));
+  TokenWalk w;
+  w.token = tokens[t];
+  w.x = {fixed(X(t, 0), 1), fixed(X(t, 1), 1)};
+  w.w_q = {{{fixed(W.W_Q(0, 0)), fixed(W.W_Q(0, 1))}, {fixed(W.W_Q(1, 0)), fixed(W.W_Q(1, 1))}}};
+  w.q = {fixed(qkv.Q(t, 0)), fixed(qkv.Q(t, 1))};
+  w.k = vector_text(qkv.K.row(t));
+  w.v = vector_text(qkv.V.row(t));
+  w.root = fmt::format("√{}", qkv.K.n_cols);
+  w.root_value = fmt::format("{:.3f}", 1.0 / score_scale(qkv.K.n_cols));
 
   const arma::rowvec scores = a.scores.row(t);
   const double top = scores.max();
-  const double total = arma::accu(arma::exp(scores - top));  // shown; the weights are a's
-  line(fmt::format("step 3  softmax: weight(j) = e^(score(j) - {0}) / Σ_k e^(score(k) - {0}), "
-                   "Σ_k = {1:.3f}", fixed(top), total));
+  w.top = fixed(top);
+  w.exp_sum = fmt::format("{:.3f}", arma::accu(arma::exp(scores - top)));  // shown; the weights are a's
   for (arma::uword j = 0; j < tokens.size(); ++j)
-    line(fmt::format("  weight({}) = e^{} / {:.3f} = {}", tokens[j], fixed(scores(j) - top),
-                     total, fixed(a.weights(t, j))));
-  line(fmt::format("  Σ weights = {:.2f}", arma::accu(a.weights.row(t))));
+    w.keys.push_back({tokens[j], {fixed(qkv.K(j, 0)), fixed(qkv.K(j, 1))}, fixed(scores(j)),
+                      fixed(scores(j) - top), fixed(a.weights(t, j)), a.weights(t, j),
+                      vector_text(qkv.V.row(j)), fixed(raw.scores(t, j)),
+                      fixed(raw.weights(t, j)), raw.weights(t, j)});
+  w.weight_sum = fmt::format("{:.2f}", arma::accu(a.weights.row(t)));
+  w.output = vector_text(a.output.row(t), 3);
+  return w;
+}
 
-  line(fmt::format("step 4  blend the values: out({}) = Σ_j weight(j) V(j)", name));
-  for (arma::uword j = 0; j < tokens.size(); ++j)
-    line(fmt::format("  {} {} × {}    V({})", j ? "+" : " ", fixed(a.weights(t, j)),
-                     vector_text(qkv.V.row(j)), tokens[j]));
-  line(fmt::format("  = {}", vector_text(a.output.row(t), 3)));
+std::string walk_text(const TokenWalk& w) {
+  std::string text;
+  auto line = [&text](const std::string& s) { text += s + '\n'; };
+  const std::string& t = w.token;
+
+  line(fmt::format("step 1  project: x({}) = [{}, {}]", t, w.x[0], w.x[1]));
+  line(fmt::format("  Q({0}) = x({0}) W_Q = [{1} × {3} + {2} × {4}, {1} × {5} + {2} × {6}] = "
+                   "[{7}, {8}]",
+                   t, w.x[0], w.x[1], w.w_q[0][0], w.w_q[1][0], w.w_q[0][1], w.w_q[1][1], w.q[0],
+                   w.q[1]));
+  line(fmt::format("  K({0}) = x({0}) W_K = {1}    V({0}) = x({0}) W_V = {2}", t, w.k, w.v));
+
+  line(fmt::format("step 2  score every key: Q({}) · K(j) / {}", t, w.root));
+  for (const WalkKey& k : w.keys)
+    line(fmt::format("  Q({}) · K({}) / {} = ({} × {} + {} × {}) / {} = {}", t, k.token, w.root,
+                     w.q[0], k.k[0], w.q[1], k.k[1], w.root_value, k.score));
+
+  line(fmt::format("step 3  softmax: weight(j) = e^(score(j) - {0}) / Σ_k e^(score(k) - {0}), "
+                   "Σ_k = {1}", w.top, w.exp_sum));
+  for (const WalkKey& k : w.keys)
+    line(fmt::format("  weight({}) = e^{} / {} = {}", k.token, k.shifted, w.exp_sum, k.weight));
+  line(fmt::format("  Σ weights = {}", w.weight_sum));
+
+  line(fmt::format("step 4  blend the values: out({}) = Σ_j weight(j) V(j)", t));
+  for (std::size_t j = 0; j < w.keys.size(); ++j)
+    line(fmt::format("  {} {} × {}    V({})", j ? "+" : " ", w.keys[j].weight, w.keys[j].value,
+                     w.keys[j].token));
+  line(fmt::format("  = {}", w.output));
+
+  // Module 1.3 beside the projections: the rows of chapter 02's grids and of this chapter's,
+  // in grid_table()'s layout.
+  line(fmt::format("beside Module 1.3 (chapter 02), where x({}) was query, key and value itself:", t));
+  std::string header = std::string(12, ' ');
+  std::array<std::string, 4> rows = {fmt::format("{:>10}  ", "raw score"),
+                                     fmt::format("{:>10}  ", "score"),
+                                     fmt::format("{:>10}  ", "raw weight"),
+                                     fmt::format("{:>10}  ", "weight")};
+  for (const WalkKey& k : w.keys) {
+    header += fmt::format("{:>8}", k.token);
+    rows[0] += fmt::format("{:>8}", k.raw_score);
+    rows[1] += fmt::format("{:>8}", k.score);
+    rows[2] += fmt::format("{:>8}", k.raw_weight);
+    rows[3] += fmt::format("{:>8}", k.weight);
+  }
+  line(header);
+  for (const std::string& row : rows) line(row);
   return text;
+}
+
+std::string walk_through(const std::vector<std::string>& tokens, const arma::mat& X,
+                         const Projections& W, const Attention& attention, arma::uword token) {
+  return walk_text(token_walk(tokens, X, W, attention, token));
+}
+
+std::string walk_page_data(const std::string& sentence, const std::vector<TokenWalk>& walks,
+                           const std::string& program) {
+  using Json = nlohmann::ordered_json;  // keeps the fields in the order written here
+  const auto weight = [](const std::string& text, double value) {
+    return Json{{"text", text},
+                {"value", value},
+                {"colour", weight_colour(value)},
+                {"ink", dark_weight(value) ? "#ffffff" : "#000000"}};
+  };
+  Json palette = Json::array();
+  for (const ColourStop& stop : weight_palette()) palette.push_back({stop.at, stop.colour});
+  Json data = {{"sentence", sentence}, {"palette", palette}, {"walks", Json::array()}};
+  for (const TokenWalk& w : walks) {
+    Json keys = Json::array();
+    for (const WalkKey& k : w.keys)
+      keys.push_back({{"token", k.token},
+                      {"k", k.k},
+                      {"score", k.score},
+                      {"shifted", k.shifted},
+                      {"weight", weight(k.weight, k.weight_value)},
+                      {"value", k.value},
+                      {"raw_score", k.raw_score},
+                      {"raw_weight", weight(k.raw_weight, k.raw_weight_value)}});
+    data["walks"].push_back({{"token", w.token},
+                             {"x", w.x},
+                             {"w_q", w.w_q},
+                             {"q", w.q},
+                             {"k", w.k},
+                             {"v", w.v},
+                             {"root", w.root},
+                             {"root_value", w.root_value},
+                             {"top", w.top},
+                             {"exp_sum", w.exp_sum},
+                             {"keys", keys},
+                             {"weight_sum", w.weight_sum},
+                             {"output", w.output}});
+  }
+  return fmt::format("// Written by {}: every number of chapter 03's interactive walk, as the program\n"
+                     "// printed it. Read by docs/token_walk.js; rebuilt with the book.\n"
+                     "window.attnTokenWalks = {};\n",
+                     program, data.dump(1));
 }
 
 }  // namespace attn

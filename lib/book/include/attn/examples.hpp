@@ -43,6 +43,7 @@ MoneyBankRiver money_bank_river();
 /// - **W_V** `(2 × 2)` is a mild mixing of the two coordinates; the articles say nothing about
 ///   values, so it is only required to be invertible (no information is lost).
 struct NimbusThread {
+  std::string sentence;             ///< "Why did my Nimbus export fail?", as the user typed it.
   std::vector<std::string> tokens;  ///< why, did, my, Nimbus, export, fail.
   arma::mat embeddings;             ///< `E: (6 × 2)`, one row per token.
   Projections projections;          ///< W_Q, W_K, W_V, each `(2 × 2)`.

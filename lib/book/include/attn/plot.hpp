@@ -40,6 +40,29 @@ enum class ColourScale {
   scores,   ///< symmetric about 0 (−max|v| .. +max|v|): sign shows as hue.
 };
 
+/// \brief One stop of a colour scale: at this value, this colour; colours between two stops
+///        are mixed linearly in RGB, as gnuplot's `set palette defined` mixes them.
+struct ColourStop {
+  double at;            ///< the value.
+  std::string colour;   ///< `#rrggbb`.
+};
+
+/// \brief The weights' fixed 0..1 colour scale (ColourScale::weights): white-blue at 0 to
+///        navy at 1. The heatmaps and the book's interactive page both paint with it.
+/// \return the stops, in increasing order of value.
+const std::vector<ColourStop>& weight_palette();
+
+/// \brief The colour of a weight on weight_palette(), as gnuplot paints a heatmap cell.
+/// \param weight the value; below 0 counts as 0 and above 1 as 1.
+/// \return `#rrggbb`.
+/// \throws InputError if \p weight is NaN.
+std::string weight_colour(double weight);
+
+/// \brief Whether a cell of this weight is dark enough that its value is written in white
+///        rather than black (above 0.6, the rule every weight heatmap follows).
+/// \param weight the value. \return true for white text.
+bool dark_weight(double weight);
+
 /// \brief A grid of values drawn as coloured cells with the value written in each.
 struct Heatmap {
   std::string name;                     ///< file stem, `"01-02-weights"`.
@@ -133,6 +156,15 @@ class Plotter {
   void lines(const LinePlot& p);
   /// \brief Draws 2-D arrows. \param v the figure. \throws ShapeError unless every tip is `(1 × 2)`.
   void vectors(const VectorPicture& v);
+
+  /// \brief Writes a data file for the book's pages next to the figures, such as the numbers
+  ///        an interactive figure shows, replacing an earlier one in one step.
+  ///
+  /// gnuplot is not needed. Nothing is written with `--no-plots` or `--plots-in-terminal`.
+  /// \param file_name the file's name in the figures' folder, `"03-05-token-walks.js"`.
+  /// \param text its contents.
+  /// \throws InputError if \p file_name is not a plain file name.
+  void page_data(const std::string& file_name, const std::string& text);
 
  private:
   // Runs one gnuplot session for figure `name`: sets up the PNG (or terminal) output, lets
