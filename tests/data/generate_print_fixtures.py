@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Writes numpy_print.txt and numpy_round.txt: what numpy prints for a set of 1-D float
-arrays, and what np.round returns.
+"""Writes numpy_print.txt, numpy_print_2d.txt and numpy_round.txt: what numpy prints for a
+set of 1-D and 2-D float arrays, and what np.round returns.
 
 Run from anywhere with Debian's numpy:  /usr/bin/python3 tests/data/generate_print_fixtures.py
 The output is deterministic; running it again changes no byte. The C++ test
@@ -10,6 +10,13 @@ Format: one case per block, blocks separated by a blank line.
   in  <values as float.hex(), space separated>
   out <first line of str(array)>
   out <further lines, when numpy wraps the array>
+numpy_print_2d.txt has the same blocks for matrices, each opened by its name and shape, then
+one `in` line per row:
+  case <name> <rows> <cols>
+  in  <row 0 as float.hex(), space separated>
+  in  <row 1 ...>
+  out <first line of str(matrix)>
+  out <further lines: one per row, more when a row wraps>
 numpy_round.txt has one line per case:  <decimals> <x as float.hex()> <np.round(x, decimals)>
 """
 import pathlib
@@ -54,6 +61,48 @@ def block(values):
     return "\n".join(lines)
 
 
+def positional_encoding(positions, d):
+    """PE[p, 2i] = sin(p / 10000**(2i/d)), PE[p, 2i+1] = cos(p / 10000**(2i/d))."""
+    pe = np.zeros((positions, d))
+    p = np.arange(positions)[:, None]
+    angle = p / 10000 ** (np.arange(0, d, 2) / d)
+    pe[:, 0::2] = np.sin(angle)
+    pe[:, 1::2] = np.cos(angle)
+    return pe
+
+
+def cases_2d():
+    rng = np.random.default_rng(4004)
+    yield "pe_4x4", np.round(positional_encoding(4, 4), 4)        # print(np.round(PE, 4))
+    yield "pe_10x8", np.round(positional_encoding(10, 8), 4)
+    yield "normals_3x8", np.round(rng.normal(size=(3, 8)), 4)
+    yield "whole_numbers_2x2", np.array([[1.0, 2.0], [3.0, 4.0]])
+    yield "scientific_large_2x3", np.array([[-1.5, 2.5e9, 0.25], [3.0, -0.001, 42.0]])
+    yield "scientific_small_2x2", np.array([[1e-5, 1.0], [0.5, -2.0]])
+    yield "wrap_1x20", np.round(rng.random((1, 20)), 8)           # one row, wraps
+    yield "wrap_3x12", np.round(rng.random((3, 12)), 8)           # every row wraps
+    yield "wrap_negative_2x15", np.round(rng.normal(size=(2, 15)) * 100, 8)
+    # numbers 8 wide: eight fill a line to exactly 73 characters, the most a row's line holds
+    yield "exact_fit_2x20", np.round(rng.normal(size=(2, 20)), 5)
+    yield "scientific_wrap_2x9", rng.normal(size=(2, 9)) * 10.0 ** rng.integers(-9, 9, size=(2, 9))
+    yield "single_row_1x5", np.round(rng.normal(size=(1, 5)), 4)
+    yield "single_column_5x1", np.round(rng.normal(size=(5, 1)), 4)
+    yield "one_entry_1x1", np.array([[0.5]])
+    yield "nan_inf_2x3", np.array([[np.nan, 1.25, -np.inf], [0.0, np.inf, -3.0]])
+    yield "negative_zero_2x2", np.array([[-0.0, 0.5], [1.0, -0.0]])
+    yield "empty_0x3", np.zeros((0, 3))
+    yield "empty_2x0", np.zeros((2, 0))
+
+
+def block_2d(name, matrix):
+    matrix = np.asarray(matrix, dtype=np.float64)
+    rows, cols = matrix.shape
+    lines = [f"case {name} {rows} {cols}"]
+    lines += ["in " + " ".join(float(v).hex() for v in row) for row in matrix]
+    lines += ["out " + line for line in str(matrix).split("\n")]
+    return "\n".join(lines)
+
+
 def round_cases():
     rng = np.random.default_rng(7)
     specials = [0.125, 0.135, 0.145, 2.675, 0.5, 1.5, 2.5, -0.5, -2.5, 0.2052, 0.4566, 0.3383]
@@ -67,6 +116,9 @@ def main():
     header = f"# str(np.array(values)) from numpy {np.__version__}; made by generate_print_fixtures.py\n"
     body = "\n\n".join(block(v) for v in cases())
     (HERE / "numpy_print.txt").write_text(header + body + "\n")
+    header = f"# str(matrix) for 2-D arrays from numpy {np.__version__}; made by generate_print_fixtures.py\n"
+    body = "\n\n".join(block_2d(name, m) for name, m in cases_2d())
+    (HERE / "numpy_print_2d.txt").write_text(header + body + "\n")
     header = f"# decimals, x, np.round(x, decimals) from numpy {np.__version__}\n"
     (HERE / "numpy_round.txt").write_text(header + "\n".join(round_cases()) + "\n")
 

@@ -130,27 +130,52 @@ std::string format_one(double x, const Layout& l) {
                      l.mantissa_digits, sign, digits, l.exponent_digits);
 }
 
+// numpy's _formatArray for the last axis: the words of one row joined by ' '. A word that
+// would end past `elem_width` starts a new line (unless the line holds no word yet): the line
+// is right-stripped and the next one starts with `hanging_indent`. The first line's hanging
+// indent is dropped and the row is wrapped in brackets.
+std::string row_str(const std::vector<double>& row, const Layout& l,
+                    const std::string& hanging_indent, std::size_t elem_width) {
+  std::string text, line = hanging_indent;
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const std::string word = format_one(row[i], l);
+    if (line.size() + word.size() > elem_width && line.size() > hanging_indent.size()) {
+      line.erase(line.find_last_not_of(' ') + 1);
+      text += line + "\n";
+      line = hanging_indent;
+    }
+    line += word;
+    if (i + 1 < row.size()) line += ' ';
+  }
+  text += line;
+  return "[" + text.substr(hanging_indent.size()) + "]";
+}
+
+// Every entry of m, column by column.
+std::vector<double> entries(const arma::mat& m) {
+  return arma::conv_to<std::vector<double>>::from(arma::vectorise(m));
+}
+
 }  // namespace
 
 std::string array_str(const arma::mat& values) {
-  const std::vector<double> v = arma::conv_to<std::vector<double>>::from(arma::vectorise(values));
-  const Layout l = layout_for(v);
-  // numpy's _formatArray for one axis: words joined by ' ', a line is broken before a word
-  // that would reach past column 74 (75 less the closing bracket), continuation lines start
-  // with one space, and the first line's hanging space becomes the '['.
+  const std::vector<double> v = entries(values);
+  // One axis: hanging indent " ", and a line may reach column 74 (75 less the closing ']').
+  return row_str(v, layout_for(v), " ", kLineWidth - 1);
+}
+
+std::string matrix_str(const arma::mat& values) {
+  if (values.is_empty()) return "[]";  // numpy prints any array of size 0 as "[]"
+  // One layout for all entries, so every column lines up. Each row is one level deeper than
+  // the matrix: hanging indent "  " and width 74, less 1 for its own ']'. Rows are joined by
+  // "\n", each after the matrix's hanging indent " ", whose first one becomes the '['.
+  const Layout l = layout_for(entries(values));
   const std::string indent = " ";
-  std::string text, line = indent;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const std::string word = format_one(v[i], l);
-    if (line.size() + word.size() > kLineWidth - 1 && line.size() > indent.size()) {
-      line.erase(line.find_last_not_of(' ') + 1);
-      text += line + "\n";
-      line = indent;
-    }
-    line += word;
-    if (i + 1 < v.size()) line += ' ';
+  std::string text;
+  for (arma::uword r = 0; r < values.n_rows; ++r) {
+    if (r > 0) text += "\n";
+    text += indent + row_str(entries(values.row(r)), l, indent + indent, kLineWidth - 2);
   }
-  text += line;
   return "[" + text.substr(indent.size()) + "]";
 }
 

@@ -36,6 +36,25 @@ arma::mat round(const arma::mat& x, int decimals);
 /// \return the text numpy's `print` shows for the array.
 std::string array_str(const arma::mat& values);
 
+/// \brief `str(a)` for a 2-D float64 array, as numpy 1.24 prints it with default options:
+///        what `print(np.round(PE, 4))` shows.
+///
+/// The numbers are formatted as array_str() formats them, with one common width, precision and
+/// choice of scientific notation computed over all entries, so the columns line up:
+/// \code
+/// [[ 0.      1.    ]
+///  [ 0.9093 -0.4161]]
+/// \endcode
+/// Each row is bracketed and printed on its own line, indented one space under the outer `[`.
+/// A row too long for 75 characters wraps (a line holds at most 73, leaving room for `]]`)
+/// and its continuation lines are indented two spaces. A `(1 × n)` matrix prints as
+/// `[[...]]`, an `(n × 1)` matrix as one single-entry row per line, and a matrix with no
+/// entries as `[]`.
+/// Matrices of more than 1000 entries are printed in full (numpy would elide their middle).
+/// \param values `(r × c)`: the array, row `i` of the matrix being row `i` of the array.
+/// \return the text numpy's `print` shows for the array, lines joined by `'\n'`.
+std::string matrix_str(const arma::mat& values);
+
 /// \brief A 2-D shape as numpy prints it: `(5, 8)`.
 /// \param m any matrix. \return `(rows, cols)`.
 std::string shape_str(const arma::mat& m);
