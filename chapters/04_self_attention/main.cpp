@@ -7,6 +7,7 @@
 
 #include <attn/attention.hpp>
 #include <attn/chapter.hpp>
+#include <attn/examples.hpp>
 #include <attn/grid_text.hpp>
 #include <attn/numpy_print.hpp>
 #include <attn/numpy_random.hpp>
@@ -25,10 +26,11 @@ namespace {
 // The article's experiment: its seed, its sentence, its sizes.
 const std::string kArticleSeed = "0";
 const std::string kArticleSentence = "the cat drank the milk";
-const arma::uword kModelWidth = 8;  // d_model
-const arma::uword kKeyWidth = 4;    // d_k
-const arma::uword kValueWidth = 4;  // d_v
-const double kWeightScale = 0.5;    // each W = rng.normal(...) * 0.5
+const attn::examples::RandomSetup kArticleSizes{
+    8,     // d_model
+    4,     // d_k
+    4,     // d_v
+    0.5};  // each W = rng.normal(...) * 0.5
 //! [article-run]
 
 //! [article-block]
@@ -55,16 +57,9 @@ struct Experiment {
 
 //! [draw]
 Experiment run(const std::string& seed, const std::string& sentence) {
-  Experiment e;
-  e.tokens = attn::split_words(sentence);  // Python's sentence.split()
-  attn::numpy::Generator rng = attn::numpy::default_rng(seed);
-  // Same order as the article: X first, then W_Q, W_K, W_V.
-  e.X = rng.normal(e.tokens.size(), kModelWidth);
-  e.W.W_Q = rng.normal(kModelWidth, kKeyWidth) * kWeightScale;
-  e.W.W_K = rng.normal(kModelWidth, kKeyWidth) * kWeightScale;
-  e.W.W_V = rng.normal(kModelWidth, kValueWidth) * kWeightScale;
-  e.attention = attn::self_attention(e.X, e.W);
-  return e;
+  const attn::examples::RandomSentence drawn =
+      attn::examples::random_sentence(seed, sentence, kArticleSizes);
+  return {drawn.tokens, drawn.X, drawn.W, attn::self_attention(drawn.X, drawn.W)};
 }
 //! [draw]
 

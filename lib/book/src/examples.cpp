@@ -1,5 +1,8 @@
 #include "attn/examples.hpp"
 
+#include "attn/grid_text.hpp"
+#include "attn/numpy_random.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -48,5 +51,21 @@ arma::uword token_index(const std::vector<std::string>& tokens, const std::strin
                                             fmt::join(tokens, ", ")));
   return static_cast<arma::uword>(found - tokens.begin());
 }
+
+//! [random-sentence]
+RandomSentence random_sentence(const std::string& seed, const std::string& sentence,
+                               const RandomSetup& setup) {
+  RandomSentence r;
+  r.tokens = split_words(sentence);  // Python's sentence.split()
+  if (r.tokens.empty()) throw std::invalid_argument("the sentence needs at least one word");
+  numpy::Generator rng = numpy::default_rng(seed);
+  // The article's order: X first, then W_Q, W_K, W_V.
+  r.X = rng.normal(r.tokens.size(), setup.d_model);
+  r.W.W_Q = rng.normal(setup.d_model, setup.d_k) * setup.weight_scale;
+  r.W.W_K = rng.normal(setup.d_model, setup.d_k) * setup.weight_scale;
+  r.W.W_V = rng.normal(setup.d_model, setup.d_v) * setup.weight_scale;
+  return r;
+}
+//! [random-sentence]
 
 }  // namespace attn::examples

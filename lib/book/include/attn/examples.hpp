@@ -53,6 +53,31 @@ struct NimbusThread {
 /// \return tokens, embeddings and projections.
 NimbusThread nimbus_thread();
 
+/// \brief The sizes of a sentence drawn at random; the defaults are article 004's.
+struct RandomSetup {
+  arma::uword d_model = 8;    ///< embedding width.
+  arma::uword d_k = 4;        ///< query and key width.
+  arma::uword d_v = 4;        ///< value width.
+  double weight_scale = 0.5;  ///< every projection is a standard normal draw times this.
+};
+
+/// \brief A sentence with random embeddings and projections, as article 004 makes one.
+struct RandomSentence {
+  std::vector<std::string> tokens;  ///< the sentence's words (Python's `sentence.split()`).
+  arma::mat X;                      ///< `(n × d_model)` embeddings, one row per token.
+  Projections W;                    ///< W_Q, W_K `(d_model × d_k)`, W_V `(d_model × d_v)`.
+};
+
+/// \brief Draws a sentence's embeddings and projections from numpy's `default_rng(seed)`, in
+///        the order article 004's program draws them: \f$X\f$ first, then \f$W_Q\f$,
+///        \f$W_K\f$, \f$W_V\f$, each scaled by RandomSetup::weight_scale.
+/// \param seed numpy's seed, a non-negative decimal integer. \param sentence the words.
+/// \param setup the sizes.
+/// \return tokens, embeddings and projections, equal to numpy's draws.
+/// \throws std::invalid_argument if the seed is not one numpy accepts or the sentence has no word.
+RandomSentence random_sentence(const std::string& seed, const std::string& sentence,
+                               const RandomSetup& setup = {});
+
 /// \brief The row of \p token in \p tokens.
 /// \param tokens a sentence's tokens. \param token the one to find (exact spelling).
 /// \return its index.
