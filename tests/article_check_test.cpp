@@ -120,4 +120,17 @@ TEST(ArticleChecks, ARunWithNothingToCheckSaysSoAndPasses) {
   EXPECT_EQ(r.out, "\nchecks against the article\n  none: the article printed no numbers for this run\n");
 }
 
+TEST(ArticleChecks, NameTheReferenceTheyCompareAgainst) {
+  attn::ArticleChecks checks("numpy");
+  checks.number("PE[1, 2]", 0.8415, 4, 0.84147098);
+  checks.number("PE[2, 1]", -0.4161, 4, -0.41);
+  const Report r = report_of(checks);
+  EXPECT_NE(r.out.find("checks against numpy\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("numpy 0.8415, ours"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 of 2 checks match numpy\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "MISMATCH: PE[2, 1]: numpy has -0.4161, we have -0.4100000 (1 check(s) failed)\n");
+  const Report article = report_of(attn::ArticleChecks{});
+  EXPECT_NE(article.out.find("none: the article printed no numbers"), std::string::npos) << article.out;
+}
+
 }  // namespace

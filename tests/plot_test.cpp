@@ -179,4 +179,28 @@ TEST(PageData, RefusesPathsAndReportsAFolderItCannotMake) {
       << log2.str();
 }
 
+TEST(TickLabels, WriteEveryNthIndex) {
+  EXPECT_EQ(attn::tick_labels(5, 2), (std::vector<std::string>{"0", "", "2", "", "4"}));
+  EXPECT_EQ(attn::tick_labels(0, 3), std::vector<std::string>{});
+  EXPECT_THROW(attn::tick_labels(4, 0), attn::InputError);
+}
+
+// A heatmap with values written in its cells is skipped beyond 40 tokens; one drawn in colours
+// only (a position encoding) is not.
+TEST(Plotter, LargeGridsAreDrawnWhenNoValuesAreWritten) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "plotter-large-grid";
+  fs::remove_all(folder);
+  std::ostringstream out, log;
+  attn::Plotter p({true, folder, false}, out, log);
+  ASSERT_TRUE(p.active()) << "gnuplot (gnuplot-nox) is a build dependency";
+  attn::Heatmap grid{"big", "big", attn::tick_labels(50, 10), attn::tick_labels(64, 16),
+                     arma::mat(50, 64, arma::fill::randu), attn::ColourScale::scores};
+  p.heatmap(grid);
+  EXPECT_NE(log.str().find("figure big skipped: 64 tokens are too many"), std::string::npos) << log.str();
+  grid.write_values = false;
+  p.heatmap(grid);
+  EXPECT_TRUE(fs::is_regular_file(folder / "big.png")) << log.str();
+}
+
 }  // namespace

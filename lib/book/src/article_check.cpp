@@ -15,6 +15,10 @@
 
 namespace attn {
 
+ArticleChecks::ArticleChecks(std::string reference)
+    : reference_(std::move(reference)),
+      label_(reference_.rfind("the ", 0) == 0 ? reference_.substr(4) : reference_) {}
+
 void ArticleChecks::number(const std::string& quantity, double article, int decimals,
                            double ours) {
   // Both sides rounded the way np.round rounds, compared as numbers (so -0.00 equals 0.00).
@@ -86,9 +90,9 @@ int ArticleChecks::report(std::ostream& out, std::ostream& err) const {
   std::size_t width = 0;
   for (const Check& c : checks_)
     if (!c.article.empty()) width = std::max(width, c.quantity.size());
-  fmt::print(out, "\nchecks against the article\n");
+  fmt::print(out, "\nchecks against {}\n", reference_);
   if (checks_.empty()) {
-    fmt::print(out, "  none: the article printed no numbers for this run\n");
+    fmt::print(out, "  none: {} printed no numbers for this run\n", reference_);
     return 0;
   }
   for (const Check& c : checks_) {
@@ -96,22 +100,22 @@ int ArticleChecks::report(std::ostream& out, std::ostream& err) const {
     if (c.article.empty())  // a claim: the statement is the whole story
       fmt::print(out, "  {:<6}  claim: {}\n", verdict, c.quantity);
     else
-      fmt::print(out, "  {:<6}  {:<{}}  article {}, ours {}\n", verdict, c.quantity, width,
+      fmt::print(out, "  {:<6}  {:<{}}  {} {}, ours {}\n", verdict, c.quantity, width, label_,
                  c.article, c.ours);
   }
   const auto failed = std::count_if(checks_.begin(), checks_.end(),
                                     [](const Check& c) { return !c.passed; });
   if (numeric_checks_ > 0)
-    fmt::print(out, "  largest |ours - article| over {} numbers: {:.4f}\n", numeric_checks_,
+    fmt::print(out, "  largest |ours - {}| over {} numbers: {:.4f}\n", label_, numeric_checks_,
                largest_difference_);
-  fmt::print(out, "{} of {} checks match the article\n", checks_.size() - failed, checks_.size());
+  fmt::print(out, "{} of {} checks match {}\n", checks_.size() - failed, checks_.size(), reference_);
   if (failed == 0) return 0;
   const Check& first = *std::find_if(checks_.begin(), checks_.end(),
                                      [](const Check& c) { return !c.passed; });
   if (first.article.empty())
-    fmt::print(err, "MISMATCH: the article's claim \"{}\" does not hold for us", first.quantity);
+    fmt::print(err, "MISMATCH: {}'s claim \"{}\" does not hold for us", reference_, first.quantity);
   else
-    fmt::print(err, "MISMATCH: {}: the article has {}, we have {}", first.quantity,
+    fmt::print(err, "MISMATCH: {}: {} has {}, we have {}", first.quantity, reference_,
                first.article, first.ours);
   fmt::print(err, " ({} check(s) failed)\n", failed);
   return 1;

@@ -44,14 +44,14 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOpt
         ->capture_default_str();
     app.add_flag("--plots-in-terminal", plot_options.in_terminal,
                  "Draw the figures as coloured text on stdout instead of PNG files");
-    app.footer("Exit status: 0 when every number matches the article, 1 when one differs,\n"
-               "2 for a bad command line.");
+    app.footer(fmt::format("Exit status: 0 when every number matches {}, 1 when one differs,\n"
+                           "2 for a bad command line.", info.reference));
     if (options) options(app);
     if (const auto stop = parse(app, argc, argv)) return *stop;
     plot_options.enabled = !no_plots;
 
     Plotter plots(plot_options, std::cout, std::cerr);
-    ArticleChecks checks;
+    ArticleChecks checks(info.reference);
     Chapter chapter{std::cout, checks, plots, std::cerr};
     story(chapter);
     const int verdict = checks.report(info.checks_on_stderr ? std::cerr : std::cout, std::cerr);

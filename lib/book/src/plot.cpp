@@ -110,18 +110,21 @@ std::string heatmap_commands(const Heatmap& h, double reach, const std::string& 
   const double cols = static_cast<double>(h.values.n_cols);
   return fmt::format(
              "set title {}\n"
-             "set xlabel 'key (the token being looked at)'\nset ylabel 'query (the token asking)'\n"
+             "set xlabel {}\nset ylabel {}\n"
              "set xrange [-0.5:{}]\nset yrange [{}:-0.5]\nset xtics {}\nset ytics {}\n"
              "set tics scale 0\nset size ratio -1\nunset key\nset cbrange [{}:{}]\nset cblabel {}\n",
-             quoted(h.title), cols - 0.5, rows - 0.5, tics(h.keys), tics(h.queries),
-             weights ? 0.0 : -reach, reach, quoted(weights ? "weight" : "score")) +
+             quoted(h.title), quoted(h.x_label), quoted(h.y_label), cols - 0.5, rows - 0.5,
+             tics(h.keys), tics(h.queries), weights ? 0.0 : -reach, reach,
+             quoted(!h.colour_label.empty() ? h.colour_label : weights ? "weight" : "score")) +
          (weights ? palette_command(weight_palette())
                   : "set palette defined (-1 '#b2182b', 0 '#f7f7f7', 1 '#2166ac')\n") +
          // Dark cells get white text so every value stays readable.
-         fmt::format("plot {0} using 2:1:3 with image, {0} using 2:1:(sprintf('%.{1}f', $3)):"
-                     "(abs($3) > {2} ? 0xffffff : 0x000000) "
-                     "with labels textcolor rgb variable font ',12'\n",
-                     cells, h.decimals, kDarkFraction * reach);
+         (h.write_values
+              ? fmt::format("plot {0} using 2:1:3 with image, {0} using 2:1:(sprintf('%.{1}f', $3)):"
+                            "(abs($3) > {2} ? 0xffffff : 0x000000) "
+                            "with labels textcolor rgb variable font ',12'\n",
+                            cells, h.decimals, kDarkFraction * reach)
+              : fmt::format("plot {} using 2:1:3 with image\n", cells));
 }
 
 // What gnuplot wrote into a status file: GPVAL_ERRNO, "0" when no command failed.
@@ -232,6 +235,13 @@ std::string weight_colour(double weight) {
   return colour;
 }
 
+std::vector<std::string> tick_labels(std::size_t count, std::size_t every) {
+  if (every == 0) throw InputError("tick_labels: the spacing must be at least 1");
+  std::vector<std::string> labels(count);
+  for (std::size_t i = 0; i < count; i += every) labels[i] = std::to_string(i);
+  return labels;
+}
+
 bool dark_weight(double weight) { return weight > kDarkFraction; }
 
 void Plotter::page_data(const std::string& file_name, const std::string& text) {
@@ -271,13 +281,14 @@ void Plotter::heatmaps(const HeatmapRow& row) {
   }
   if (!active_) return;
   const arma::uword largest = std::max(row.panels.front().values.n_rows, row.panels.front().values.n_cols);
-  if (largest > kMaxHeatmapTokens) {
+  const bool values = row.panels.front().write_values;
+  if (values && largest > kMaxHeatmapTokens) {
     fmt::print(log_, "figure {} skipped: {} tokens are too many for a readable heatmap (at most {})\n",
                row.name, largest, kMaxHeatmapTokens);
     return;
   }
   const double reach = colour_reach(row.panels);
-  const int cell_px = 90, panels = static_cast<int>(row.panels.size());
+  const int cell_px = values ? 90 : 10, panels = static_cast<int>(row.panels.size());
   const int cols = static_cast<int>(row.panels.front().values.n_cols);
   const int rows = static_cast<int>(row.panels.front().values.n_rows);
   const int width = panels * std::max(520, 260 + cell_px * cols);

@@ -18,6 +18,11 @@ namespace attn {
 /// \brief Collects a chapter's checks against its article and reports them as one verdict.
 class ArticleChecks {
  public:
+  /// \brief A checker whose report names what the numbers come from.
+  /// \param reference `"the article"` for chapters 01 to 06; a reference implementation, such
+  ///        as `"numpy"`, for the chapters that go beyond the articles.
+  explicit ArticleChecks(std::string reference = "the article");
+
   /// \brief Checks one number: `ours`, rounded to \p decimals, must equal \p article.
   /// \param quantity what the number is, as the report names it (`"weights[bank]"`).
   /// \param article the article's figure. \param decimals the digits the article printed.
@@ -71,6 +76,8 @@ class ArticleChecks {
   void record_number(const std::string& quantity, double article, double ours, bool passed,
                      std::string article_text, std::string ours_text);
 
+  std::string reference_;  // "the article" or "numpy"
+  std::string label_;      // its name before a figure: "article", "numpy"
   std::vector<Check> checks_;
   double largest_difference_ = 0.0;
   int numeric_checks_ = 0;

@@ -27,6 +27,9 @@ struct ChapterInfo {
   /// true when stdout must be exactly what an article's program prints, so the table of
   /// checks goes to stderr instead.
   bool checks_on_stderr = false;
+  /// What the chapter's numbers are checked against, as its report names it: `"the article"`,
+  /// or the reference implementation of a chapter beyond the articles (`"numpy"`).
+  std::string reference = "the article";
 };
 
 /// \brief What a chapter's story is handed: where to print, what to check, how to draw.

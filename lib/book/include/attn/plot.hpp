@@ -72,6 +72,12 @@ struct Heatmap {
   arma::mat values;                     ///< `(queries × keys)`.
   ColourScale scale = ColourScale::weights;  ///< colour mapping.
   int decimals = 2;                     ///< digits written in each cell.
+  /// false for a large grid, such as a position encoding: colours only, small cells, and no
+  /// limit on the number of rows and columns (labels may be empty strings to thin the ticks).
+  bool write_values = true;
+  std::string x_label = "key (the token being looked at)";  ///< under the columns.
+  std::string y_label = "query (the token asking)";         ///< beside the rows.
+  std::string colour_label = {};  ///< beside the colour box; empty: "weight" or "score", by scale.
 };
 
 /// \brief Several heatmaps side by side in one figure, on one shared colour scale.
@@ -145,8 +151,9 @@ class Plotter {
   /// \brief Draws one heatmap. \param h the figure.
   /// \throws ShapeError if the labels do not match the values' shape.
   void heatmap(const Heatmap& h);
-  /// \brief Draws heatmaps side by side on one colour scale; a grid of more than 40 tokens is
-  ///        skipped with a message, as no one could read it. \param row the figure.
+  /// \brief Draws heatmaps side by side on one colour scale; a grid of more than 40 tokens
+  ///        with values written in it is skipped with a message, as no one could read it.
+  /// \param row the figure.
   /// \throws ShapeError if a panel's labels do not match its values.
   void heatmaps(const HeatmapRow& row);
   /// \brief Draws a bar chart. \param b the figure. \throws ShapeError if labels and values disagree.
@@ -178,6 +185,13 @@ class Plotter {
   std::filesystem::path gnuplot_;
   bool active_ = false;
 };
+
+/// \brief Labels for a long axis: the index of every \p every-th entry, the others empty, so
+///        that a heatmap of many rows or columns (Heatmap::write_values false) stays readable.
+/// \param count the number of labels. \param every the spacing of the written ones.
+/// \return `{"0", "", ..., "10", "", ...}` for \p every = 10.
+/// \throws InputError if \p every is zero.
+std::vector<std::string> tick_labels(std::size_t count, std::size_t every);
 
 /// \brief The full path of an executable found on the `PATH`, or an empty path.
 /// \param program a program name such as `"gnuplot"`. \return its path, or empty if absent.
