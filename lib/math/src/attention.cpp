@@ -33,6 +33,21 @@ Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, dou
 }
 //! [attend]
 
+//! [attend-masked]
+Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, double scale,
+                 const Mask& mask) {
+  require_nonempty("V", V);
+  require_finite("V", V);
+  require_same_rows("output = W V", "K", K, "V", V);
+
+  Attention a;
+  a.scores = attention_scores(Q, K, scale);           // (n × m), as computed
+  a.weights = masked_softmax_rows(a.scores, mask);  // (n × m), 0 where the mask blocks
+  a.output = a.weights * V;                         // (n × d_v)
+  return a;
+}
+//! [attend-masked]
+
 //! [raw-attention]
 Attention raw_self_attention(const arma::mat& E) { return attend(E, E, E, 1.0); }
 

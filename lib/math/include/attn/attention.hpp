@@ -6,6 +6,8 @@
 /// score and weight grids, keys index the columns; softmax runs along each row.
 #pragma once
 
+#include "attn/mask.hpp"
+
 #include <armadillo>
 
 /// \brief The book's library: every formula the chapters use, each with its equation and shapes.
@@ -38,6 +40,23 @@ arma::mat attention_scores(const arma::mat& Q, const arma::mat& K, double scale)
 /// \throws ShapeError if `Q` and `K` differ in columns or `K` and `V` in rows;
 ///         InputError on empty or non-finite input.
 Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, double scale);
+
+/// \brief attend() with a mask: blocked scores are left out of the softmax, so their weights
+///        are exactly 0.
+///
+/// \f[ Z = \mathrm{softmax}(c\,Q K^\top + M)\,V, \qquad M_{ij} = 0 \text{ where query } i
+///     \text{ may attend to key } j,\ -\infty \text{ where not} \f]
+///
+/// The scores are returned as computed, before the mask; masked_softmax_rows() makes the
+/// weights. The backward pass is attend_backward() unchanged: a weight of 0 passes no gradient
+/// to its score.
+/// \param Q queries `(n × d_k)`. \param K keys `(m × d_k)`. \param V values `(m × d_v)`.
+/// \param scale the factor \f$c\f$. \param mask `(n × m)`: which keys each query may attend to.
+/// \return scores and weights `(n × m)`, output `(n × d_v)`.
+/// \throws ShapeError if the mask is not `(n × m)`, or as attend() does; InputError if a
+///         query may attend to no key (the row is named), or as attend() does.
+Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, double scale,
+                 const Mask& mask);
 
 /// \brief Raw-embedding self-attention: each embedding is query, key and value at once.
 ///
