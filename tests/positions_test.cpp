@@ -9,13 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include "fixture_blocks.hpp"
 #include "normal_inputs.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
 namespace {
@@ -27,28 +25,8 @@ double tolerance_for(double largest_angle, double largest_entry = 1.0) {
 }
 constexpr double kTolerance = 1e-6;  // finite differences against the analytic gradient
 
-// The blocks of tests/data/numpy_positions.txt: "case NAME ROWS COLS", then ROWS lines of hex doubles.
-std::map<std::string, arma::mat> numpy_blocks() {
-  std::ifstream in(std::string(ATTN_TEST_DATA_DIR) + "/numpy_positions.txt");
-  std::map<std::string, arma::mat> blocks;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("case ", 0) != 0) continue;
-    std::istringstream header(line.substr(5));
-    std::string name, word;
-    std::vector<std::string> words;
-    while (header >> word) words.push_back(word);
-    const arma::uword rows = std::stoul(words[words.size() - 2]), cols = std::stoul(words.back());
-    for (std::size_t i = 0; i + 2 < words.size(); ++i) name += (i ? " " : "") + words[i];
-    arma::mat m(rows, cols);
-    for (arma::uword r = 0; r < rows && std::getline(in, line); ++r) {
-      std::istringstream values(line);
-      for (arma::uword c = 0; c < cols && values >> word; ++c) m(r, c) = std::strtod(word.c_str(), nullptr);
-    }
-    blocks[name] = m;
-  }
-  return blocks;
-}
+// The blocks of tests/data/numpy_positions.txt, by name.
+std::map<std::string, arma::mat> numpy_blocks() { return attn_test::fixture_blocks("numpy_positions.txt"); }
 
 TEST(SinusoidalPositions, EqualNumpysOnEveryFixture) {
   const auto blocks = numpy_blocks();

@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+"""Masks and multi-head attention as PyTorch computes them, in float64, for the C++ tests.
+
+- tests/data/torch_multihead.txt: nn.MultiheadAttention (torch 1.13 in Debian 12, 2.x in
+  Debian 13): outputs, weights averaged over heads and per head, a boolean attn_mask (True
+  means "may NOT attend"), a key_padding_mask for a batch of two sentences of different
+  lengths, and every gradient of a scalar loss through autograd.
+- tests/data/torch_sdpa.txt: F.scaled_dot_product_attention (torch 2.0 and later, so Debian
+  13): is_causal, a boolean mask (True means "may attend") and an additive float mask.
+
+Run with Debian's python3-torch:
+
+    /usr/bin/python3 tests/data/generate_torch_fixtures.py          # verify
+    /usr/bin/python3 tests/data/generate_torch_fixtures.py --write  # write after a change
+
+Values are written as exact hexadecimal doubles in blocks "case NAME ROWS COLS". Verifying
+compares with the committed files within 1e-13 (two torch versions may differ in the last
+bits) and never writes; a torch without scaled_dot_product_attention skips that file and says
+so. The inputs and weights come from numpy's default_rng(13), so the C++ tests need no Python.
+"""
+import pathlib
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+HERE = pathlib.Path(__file__).resolve().parent
+MHA = HERE / "torch_multihead.txt"
+SDPA = HERE / "torch_sdpa.txt"
+N, D, H = 5, 6, 3  # tokens, d_model, heads (d_k = 2)
+
+torch.set_default_dtype(torch.float64)
+
+
+class Blocks:
+    def __init__(self):
+        self.lines, self.values = [], {}
+
+    def add(self, name, array):
+        a = np.atleast_2d(np.asarray(array, dtype=np.float64))
+        self.values[name] = a
+        self.lines.append(f"case {name} {a.shape[0]} {a.shape[1]}")
+        self.lines.extend(" ".join(float(v).hex() for v in row) for row in a)
+
+    def text(self, title):
+        return f"# {title}, torch {torch.__version__}, numpy {np.__version__}\n" + "\n".join(self.lines) + "\n"
+
+
+def read_blocks(path):
+    blocks, lines = {}, path.read_text().splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("case "):
+            *name, rows, cols = lines[i][5:].split()
+            rows, cols = int(rows), int(cols)
+            blocks[" ".join(name)] = np.array([[float.fromhex(v) for v in lines[i + 1 + r].split()]
+                                               for r in range(rows)]).reshape(rows, cols)
+            i += rows
+        i += 1
+    return blocks
+
+
+def module(rng):
+    """An nn.MultiheadAttention with random weights; ours are their transposes."""
+    mha = torch.nn.MultiheadAttention(D, H, bias=True, batch_first=True)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.from_numpy(rng.normal(size=(3 * D, D)) * 0.5))
+        mha.in_proj_bias.copy_(torch.from_numpy(rng.normal(size=3 * D) * 0.1))
+        mha.out_proj.weight.copy_(torch.from_numpy(rng.normal(size=(D, D)) * 0.5))
+        mha.out_proj.bias.copy_(torch.from_numpy(rng.normal(size=D) * 0.1))
+    return mha
+
+
+def weights(blocks, mha):
+    W = mha.in_proj_weight.detach().numpy()
+    b = mha.in_proj_bias.detach().numpy()
+    for k, name in enumerate("QKV"):  # in_proj_weight is [W_q; W_k; W_v], in that order
+        blocks.add(f"W_{name}", W[k * D:(k + 1) * D].T)
+        blocks.add(f"b_{name}", b[k * D:(k + 1) * D])
+    blocks.add("W_O", mha.out_proj.weight.detach().numpy().T)
+    blocks.add("b_O", mha.out_proj.bias.detach().numpy())
+
+
+def multihead():
+    rng = np.random.default_rng(13)
+    blocks = Blocks()
+    mha = module(rng)
+    weights(blocks, mha)
+    q, k, v = (torch.from_numpy(rng.normal(size=(1, N, D))) for _ in range(3))
+    for name, t in zip("qkv", (q, k, v)):
+        blocks.add(f"input {name}", t[0])
+    causal_blocked = torch.triu(torch.ones(N, N, dtype=torch.bool), diagonal=1)  # True = may not
+    blocks.add("attn_mask causal (True = may not attend)", causal_blocked.double())
+    for case, mask in [("plain", None), ("causal", causal_blocked)]:
+        out, avg = mha(q, k, v, attn_mask=mask, need_weights=True)
+        _, per_head = mha(q, k, v, attn_mask=mask, need_weights=True, average_attn_weights=False)
+        blocks.add(f"{case} output", out[0].detach())
+        blocks.add(f"{case} weights averaged", avg[0].detach())
+        for h in range(H):
+            blocks.add(f"{case} weights head {h}", per_head[0, h].detach())
+    # A batch of two sentences, 5 and 3 tokens long; key_padding_mask True = padding.
+    x = torch.from_numpy(rng.normal(size=(2, N, D)))
+    lengths = [5, 3]
+    padding = torch.tensor([[j >= n for j in range(N)] for n in lengths])
+    out, avg = mha(x, x, x, key_padding_mask=padding, need_weights=True)
+    for s in range(2):
+        blocks.add(f"padded input {s}", x[s])
+        blocks.add(f"padded output {s}", out[s].detach())
+        blocks.add(f"padded weights averaged {s}", avg[s].detach())
+    # Gradients of L = sum(output * R) under the causal mask, by autograd.
+    R = torch.from_numpy(rng.normal(size=(1, N, D)))
+    qg, kg, vg = (t.clone().requires_grad_(True) for t in (q, k, v))
+    mha.zero_grad()
+    out, _ = mha(qg, kg, vg, attn_mask=causal_blocked, need_weights=False)
+    (out * R).sum().backward()
+    blocks.add("gradient R", R[0])
+    for name, t in zip("qkv", (qg, kg, vg)):
+        blocks.add(f"gradient d_{name}", t.grad[0])
+    gW, gb = mha.in_proj_weight.grad.numpy(), mha.in_proj_bias.grad.numpy()
+    for i, name in enumerate("QKV"):
+        blocks.add(f"gradient W_{name}", gW[i * D:(i + 1) * D].T)
+        blocks.add(f"gradient b_{name}", gb[i * D:(i + 1) * D])
+    blocks.add("gradient W_O", mha.out_proj.weight.grad.numpy().T)
+    blocks.add("gradient b_O", mha.out_proj.bias.grad.numpy())
+    return blocks
+
+
+def sdpa():
+    rng = np.random.default_rng(17)
+    blocks = Blocks()
+    q, k, v = (torch.from_numpy(rng.normal(size=(N, 2))) for _ in range(3))
+    for name, t in zip("qkv", (q, k, v)):
+        blocks.add(f"input {name}", t)
+    allowed = torch.tril(torch.ones(N, N, dtype=torch.bool))  # True = may attend
+    additive = torch.zeros(N, N).masked_fill(~allowed, float("-inf"))
+    blocks.add("is_causal output", F.scaled_dot_product_attention(q, k, v, is_causal=True))
+    blocks.add("bool mask (True = may attend)", allowed.double())
+    blocks.add("bool mask output", F.scaled_dot_product_attention(q, k, v, attn_mask=allowed))
+    blocks.add("additive mask output", F.scaled_dot_product_attention(q, k, v, attn_mask=additive))
+    return blocks
+
+
+def check_or_write(path, blocks, title):
+    if "--write" in sys.argv[1:]:
+        path.write_text(blocks.text(title), encoding="utf-8", newline="\n")
+        print(f"{path.name}: written")
+        return True
+    if not path.exists():
+        print(f"{path.name} is missing; rerun with --write")
+        return False
+    old = read_blocks(path)
+    bad = [n for n, a in blocks.values.items()
+           if n not in old or old[n].shape != a.shape or np.abs(old[n] - a).max() > 1e-13]
+    if bad or set(old) != set(blocks.values):
+        print(f"{path.name} differs from what torch computes in: {bad or 'its cases'}")
+        return False
+    print(f"{path.name}: torch {torch.__version__} agrees with the committed file (1e-13)")
+    return True
+
+
+def main():
+    ok = check_or_write(MHA, multihead(), "nn.MultiheadAttention in float64")
+    if hasattr(F, "scaled_dot_product_attention"):
+        ok = check_or_write(SDPA, sdpa(), "F.scaled_dot_product_attention in float64") and ok
+    else:
+        print(f"{SDPA.name}: skipped, torch {torch.__version__} has no scaled_dot_product_attention "
+              "(torch 2.0 and later, Debian 13)")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
