@@ -25,13 +25,13 @@ add_custom_target(refresh-plots
   COMMENT "Redrew the committed figures in ${PROJECT_SOURCE_DIR}/plots; review them with git diff")
 
 function(_attn_chapter_test name exe label)
-  cmake_parse_arguments(T "" "GOLDEN;GOLDEN_START;EXIT;STDOUT;STDERR;NO_GNUPLOT;CLEAN_STDERR;COLOUR"
+  cmake_parse_arguments(T "" "GOLDEN;GOLDEN_START;GOLDEN_LINES;EXIT;STDOUT;STDERR;NO_GNUPLOT;CLEAN_STDERR;COLOUR"
     "ARGS" ${ARGN})
   string(REPLACE ";" "|" args "${T_ARGS}")
   add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND}
       -DEXE=$<TARGET_FILE:${exe}> "-DARGS=${args}" -DGOLDEN=${T_GOLDEN}
-      -DGOLDEN_START=${T_GOLDEN_START}
+      -DGOLDEN_START=${T_GOLDEN_START} -DGOLDEN_LINES=${T_GOLDEN_LINES}
       -DEXPECT_EXIT=${T_EXIT} "-DSTDOUT_REGEX=${T_STDOUT}" "-DSTDERR_REGEX=${T_STDERR}"
       -DNO_GNUPLOT=${T_NO_GNUPLOT} -DCLEAN_STDERR=${T_CLEAN_STDERR} -DCOLOUR=${T_COLOUR}
       -DWORK_DIR=${CMAKE_BINARY_DIR}/test-runs/${name}
@@ -72,24 +72,24 @@ function(add_chapter folder)
 endfunction()
 
 # add_chapter_run(<NN_slug> <name> ARGS ... [EXIT code] [STDOUT regex] [STDERR regex]
-#                 [COLOUR ON] [GOLDEN_START file]): one more run of a chapter. With the default
-# EXIT 0 and no STDOUT pattern or GOLDEN_START its stdout must equal
-# tests/golden/chNN_slug.<name>.txt; GOLDEN_START instead requires stdout to begin with a
-# reference file another implementation wrote; otherwise the exit code and the patterns are
-# checked. STDOUT is matched against the text a reader sees, with terminal
+#                 [COLOUR ON] [GOLDEN_START file] [GOLDEN_LINES file]): one more run of a
+# chapter. With the default EXIT 0 and no STDOUT pattern, GOLDEN_START or GOLDEN_LINES its
+# stdout must equal tests/golden/chNN_slug.<name>.txt; GOLDEN_START instead requires stdout to
+# begin with a reference file another implementation wrote, and GOLDEN_LINES to hold each line
+# of one; otherwise the exit code and the patterns are checked. STDOUT is matched against the text a reader sees, with terminal
 # colour codes taken out; COLOUR ON also requires that there were colour codes.
 function(add_chapter_run folder name)
-  cmake_parse_arguments(R "" "EXIT;STDOUT;STDERR;COLOUR;GOLDEN_START" "ARGS" ${ARGN})
+  cmake_parse_arguments(R "" "EXIT;STDOUT;STDERR;COLOUR;GOLDEN_START;GOLDEN_LINES" "ARGS" ${ARGN})
   string(REGEX MATCH "^([0-9][0-9])_" _ ${folder})
   set(exe ch${folder})
   if(NOT DEFINED R_EXIT)
     set(R_EXIT 0)
   endif()
   set(golden "")
-  if(R_EXIT EQUAL 0 AND NOT R_STDOUT AND NOT R_GOLDEN_START)
+  if(R_EXIT EQUAL 0 AND NOT R_STDOUT AND NOT R_GOLDEN_START AND NOT R_GOLDEN_LINES)
     set(golden ${ATTN_GOLDEN_DIR}/${exe}.${name}.txt)
   endif()
   _attn_chapter_test(ch${CMAKE_MATCH_1}.${name} ${exe} ch${CMAKE_MATCH_1}
     ARGS ${R_ARGS} GOLDEN "${golden}" EXIT ${R_EXIT} STDOUT "${R_STDOUT}" STDERR "${R_STDERR}"
-    COLOUR "${R_COLOUR}" GOLDEN_START "${R_GOLDEN_START}")
+    COLOUR "${R_COLOUR}" GOLDEN_START "${R_GOLDEN_START}" GOLDEN_LINES "${R_GOLDEN_LINES}")
 endfunction()

@@ -50,10 +50,10 @@ endfunction()
 
 # Fails, naming the line, for every number of `page` not in `allowed`. Names that look like
 # numbers are not quantities and are passed over: "Module 2.1" (the article's sections) and
-# "numpy 1.24" (a version).
+# versions such as "numpy 1.24" and "torch 2.6".
 function(check_page page allowed where)
   file(READ "${page}" text)
-  string(REGEX REPLACE "(Module|numpy) [0-9]+[.][0-9]+" "\\1 <name>" text "${text}")
+  string(REGEX REPLACE "(Module|numpy|torch) [0-9]+[.][0-9]+" "\\1 <name>" text "${text}")
   # ';' separates CMake list items and brackets group them: neither holds a digit.
   string(REGEX REPLACE "[][;]" " " text "${text}")
   string(REPLACE "\n" ";" lines "${text}")

@@ -1,5 +1,6 @@
 # Runs one chapter executable and checks what it did. Called by the tests add_chapter() makes:
-#   cmake -DEXE=... [-DARGS=a|b|c] [-DGOLDEN=file] [-DGOLDEN_START=file] [-DEXPECT_EXIT=n]
+#   cmake -DEXE=... [-DARGS=a|b|c] [-DGOLDEN=file] [-DGOLDEN_START=file] [-DGOLDEN_LINES=file]
+#         [-DEXPECT_EXIT=n]
 #         [-DSTDOUT_REGEX=re] [-DSTDERR_REGEX=re]
 #         [-DNO_GNUPLOT=ON] [-DCLEAN_STDERR=ON] [-DCOLOUR=ON] -DWORK_DIR=... -P run_chapter.cmake
 # Figures go into WORK_DIR, never into the repository. On a golden mismatch the actual output
@@ -64,6 +65,18 @@ if(GOLDEN_START)
       OUTPUT_VARIABLE diff)
     message(FATAL_ERROR "stdout does not begin with ${GOLDEN_START} (- reference, + ours):\n${diff}")
   endif()
+endif()
+# GOLDEN_LINES: every line of a reference file another implementation wrote (for chapter 08:
+# PyTorch, tests/data/generate_torch_fixtures.py) is a whole line of stdout; '#' lines are comments.
+if(GOLDEN_LINES)
+  file(STRINGS "${GOLDEN_LINES}" wanted REGEX "^[^#]")
+  string(REPLACE "\n" ";" printed "${out}")
+  foreach(line IN LISTS wanted)
+    list(FIND printed "${line}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "stdout lacks a line of ${GOLDEN_LINES}:\n${line}\nstdout:\n${out}")
+    endif()
+  endforeach()
 endif()
 if(GOLDEN)
   file(READ "${GOLDEN}" expected)

@@ -7,6 +7,8 @@
   lengths, and every gradient of a scalar loss through autograd.
 - tests/data/torch_sdpa.txt: F.scaled_dot_product_attention (torch 2.0 and later, so Debian
   13): is_causal, a boolean mask (True means "may attend") and an additive float mask.
+- tests/golden/ch08_masks_and_heads.torch_masks.txt: the lines of chapter 08's table of mask
+  conventions, made from the masks given to torch, whose meaning torch's weights confirm.
 
 Run with Debian's python3-torch:
 
@@ -15,8 +17,8 @@ Run with Debian's python3-torch:
 
 Values are written as exact hexadecimal doubles in blocks "case NAME ROWS COLS". Verifying
 compares with the committed files within 1e-13 (two torch versions may differ in the last
-bits) and never writes; a torch without scaled_dot_product_attention skips that file and says
-so. The inputs and weights come from numpy's default_rng(13), so the C++ tests need no Python.
+bits) and never writes; --write replaces only a file that differs by more; a torch without
+scaled_dot_product_attention skips that file and says so. The inputs and weights come from numpy's default_rng(13), so the C++ tests need no Python.
 """
 import pathlib
 import sys
@@ -28,6 +30,7 @@ import torch.nn.functional as F
 HERE = pathlib.Path(__file__).resolve().parent
 MHA = HERE / "torch_multihead.txt"
 SDPA = HERE / "torch_sdpa.txt"
+TABLE = HERE.parent / "golden" / "ch08_masks_and_heads.torch_masks.txt"
 N, D, H = 5, 6, 3  # tokens, d_model, heads (d_k = 2)
 
 torch.set_default_dtype(torch.float64)
@@ -59,6 +62,12 @@ def read_blocks(path):
             i += rows
         i += 1
     return blocks
+
+
+def same(old, new):
+    """The same cases, shapes and values within 1e-13 (torch versions differ in the last bits)."""
+    return set(old) == set(new) and all(
+        old[n].shape == a.shape and np.abs(old[n] - a).max() <= 1e-13 for n, a in new.items())
 
 
 def module(rng):
@@ -141,19 +150,54 @@ def sdpa():
     return blocks
 
 
-def check_or_write(path, blocks, title):
+def mask_table():
+    """Chapter 08's table of conventions: a causal mask for 3 tokens as each function takes it,
+    with torch showing what True means (the weights it gives where the mask is True)."""
+    rng = np.random.default_rng(19)
+    mha = module(rng)
+    x = torch.from_numpy(rng.normal(size=(1, 3, D)))
+    sdpa_mask = torch.tril(torch.ones(3, 3, dtype=torch.bool))     # True = may attend
+    mha_mask = torch.triu(torch.ones(3, 3, dtype=torch.bool), 1)   # True = may not
+    _, w = mha(x, x, x, attn_mask=mha_mask, need_weights=True)
+    assert (w[0][mha_mask] == 0).all() and (w[0][~mha_mask] > 0).all(), "True is not 'may not'"
+    if hasattr(F, "scaled_dot_product_attention"):
+        q = torch.from_numpy(rng.normal(size=(3, 2)))
+        out = F.scaled_dot_product_attention(q, q, q, attn_mask=sdpa_mask)
+        assert torch.allclose(out[0], q[0]), "True is not 'may attend'"  # row 0 sees itself only
+
+    def rows(grid):
+        return " ".join("[" + " ".join(str(int(v)) for v in row) + "]" for row in grid.tolist())
+
+    return [f"  F.scaled_dot_product_attention, bool     True = may attend   {rows(sdpa_mask)}",
+            f"  nn.MultiheadAttention attn_mask, bool    True = may NOT      {rows(mha_mask)}"]
+
+
+def check_or_write_lines(path, lines):
+    text = ("# lines ch08_masks_and_heads must print, made from the masks torch was given, by "
+            "tests/data/generate_torch_fixtures.py\n" + "\n".join(lines) + "\n")
+    old = path.read_text(encoding="utf-8") if path.exists() else None
+    body = lambda t: [l for l in (t or "").splitlines() if not l.startswith("#")]
+    if body(old) == body(text):
+        print(f"{path.name}: torch agrees with the committed file")
+        return True
     if "--write" in sys.argv[1:]:
+        path.write_text(text, encoding="utf-8", newline="\n")
+        print(f"{path.name}: written")
+        return True
+    print(f"{path.name} differs from what torch computes; rerun with --write")
+    return False
+
+
+def check_or_write(path, blocks, title):
+    if "--write" in sys.argv[1:] and not (path.exists() and same(read_blocks(path), blocks.values)):
         path.write_text(blocks.text(title), encoding="utf-8", newline="\n")
         print(f"{path.name}: written")
         return True
     if not path.exists():
         print(f"{path.name} is missing; rerun with --write")
         return False
-    old = read_blocks(path)
-    bad = [n for n, a in blocks.values.items()
-           if n not in old or old[n].shape != a.shape or np.abs(old[n] - a).max() > 1e-13]
-    if bad or set(old) != set(blocks.values):
-        print(f"{path.name} differs from what torch computes in: {bad or 'its cases'}")
+    if not same(read_blocks(path), blocks.values):
+        print(f"{path.name} differs from what torch computes; rerun with --write to replace it")
         return False
     print(f"{path.name}: torch {torch.__version__} agrees with the committed file (1e-13)")
     return True
@@ -161,6 +205,7 @@ def check_or_write(path, blocks, title):
 
 def main():
     ok = check_or_write(MHA, multihead(), "nn.MultiheadAttention in float64")
+    ok = check_or_write_lines(TABLE, mask_table()) and ok
     if hasattr(F, "scaled_dot_product_attention"):
         ok = check_or_write(SDPA, sdpa(), "F.scaled_dot_product_attention in float64") and ok
     else:
