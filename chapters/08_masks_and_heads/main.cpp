@@ -77,7 +77,7 @@ attn::MultiHead heads(attn::Chapter& ch, const attn::examples::RandomSentence& s
   fmt::print(ch.out, "\nTwo heads on the same sentence, d_model = {}, d_k = {}: every shape\n"
              "  X {}  ->  Q = X W_Q {}  ->  split into {} heads, Q_k {} each (K, V alike)\n"
              "  per head: scores Q_k K_k^T / √{} {}, weights {}, output {}\n"
-             "  concat of the heads' outputs {}  ->  output = concat W_O {}\n",
+             "  the outputs side by side {}  ->  output = concat W_O {}\n",
              Q.n_cols, Q_k[0].n_cols, attn::shape_of(s.X), attn::shape_of(Q), W.heads,
              attn::shape_of(Q_k[0]), Q_k[0].n_cols, attn::shape_of(mh.heads[0].scores),
              attn::shape_of(mh.heads[0].weights), attn::shape_of(mh.heads[0].output),
