@@ -64,7 +64,8 @@ TEST(TorchMultiheadAttention, ItsBooleanAttnMaskMeansMayNot) {
 TEST(TorchMultiheadAttention, KeyPaddingMaskForABatchOfTwoLengths) {
   const arma::uword lengths[] = {5, 3};
   for (arma::uword s = 0; s < 2; ++s) {
-    const arma::mat& x = at("padded input " + std::to_string(s));
+    const arma::mat x = at("padded input " + std::to_string(s));  // a copy: GCC 14 warns of a
+                                                                   // dangling reference otherwise
     const attn::MultiHead ours =
         attn::multi_head_attention(x, x, x, torch_weights(), attn::Mask::padding(5, 5, lengths[s]));
     EXPECT_LE(gap(ours.output, at("padded output " + std::to_string(s))), kForward) << s;
@@ -76,7 +77,7 @@ TEST(TorchMultiheadAttention, KeyPaddingMaskForABatchOfTwoLengths) {
 TEST(TorchMultiheadAttention, EveryGradientEqualsAutograds) {
   const attn::MultiHeadWeights W = torch_weights();
   const attn::Mask mask = attn::Mask::causal(5);
-  const arma::mat &q = at("input q"), &k = at("input k"), &v = at("input v");
+  const arma::mat q = at("input q"), k = at("input k"), v = at("input v");
   const attn::MultiHead forward = attn::multi_head_attention(q, k, v, W, mask);
   const attn::MultiHeadGradients g = attn::multi_head_backward(q, k, v, W, forward, at("gradient R"));
   EXPECT_LE(gap(g.d_query, at("gradient d_q")), kGradient);
@@ -101,9 +102,9 @@ TEST(TorchMultiheadAttention, ParameterCountIsTorchs) {
 class TorchScaledDotProduct : public ::testing::Test {
  protected:
   const std::map<std::string, arma::mat> sdpa = attn_test::fixture_blocks("torch_sdpa.txt");
-  const arma::mat& q = sdpa.at("input q");
-  const arma::mat& k = sdpa.at("input k");
-  const arma::mat& v = sdpa.at("input v");
+  const arma::mat q = sdpa.at("input q");
+  const arma::mat k = sdpa.at("input k");
+  const arma::mat v = sdpa.at("input v");
   const double scale = attn::score_scale(q.n_cols);
 };
 
