@@ -83,9 +83,8 @@ TEST(TokenWalk, ReadsItsNumbersFromTheAttentionItIsGiven) {
 
 TEST(WalkPageData, IsAScriptSettingOneJsonObjectWithEveryWalk) {
   const Thread n;
-  std::vector<attn::TokenWalk> walks;
-  for (arma::uword t = 0; t < n.t.tokens.size(); ++t)
-    walks.push_back(attn::token_walk(n.t.tokens, n.t.embeddings, n.t.projections, n.a, t));
+  const std::vector<attn::TokenWalk> walks =
+      attn::token_walks(n.t.tokens, n.t.embeddings, n.t.projections, n.a);
   const std::string js = attn::walk_page_data(n.t.sentence, walks, "ch03_qkv_projections");
 
   const std::string assign = "window.attnTokenWalks = ";

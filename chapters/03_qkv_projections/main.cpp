@@ -44,9 +44,8 @@ Run compute() {
   r.projected = attn::scaled_dot_product_attention(r.qkv.Q, r.qkv.K, r.qkv.V);
   //! [projections]
   r.raw = attn::raw_self_attention(r.thread.embeddings);
-  for (arma::uword t = 0; t < r.thread.tokens.size(); ++t)
-    r.walks.push_back(attn::token_walk(r.thread.tokens, r.thread.embeddings,
-                                       r.thread.projections, r.projected, t));
+  r.walks = attn::token_walks(r.thread.tokens, r.thread.embeddings, r.thread.projections,
+                              r.projected);
   return r;
 }
 

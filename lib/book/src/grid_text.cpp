@@ -58,20 +58,36 @@ std::vector<std::string> split_words(const std::string& sentence) {
 }
 
 std::string grid_table(const std::vector<std::string>& queries,
+                       const std::vector<std::string>& keys,
+                       const std::vector<std::vector<std::string>>& cells) {
+  if (queries.size() != cells.size())
+    throw ShapeError(fmt::format("grid_table: {} query labels for {} rows", queries.size(),
+                                 cells.size()));
+  std::string text(12, ' ');
+  for (const std::string& key : keys) text += rjust(key, 8);
+  text += '\n';
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (cells[i].size() != keys.size())
+      throw ShapeError(fmt::format("grid_table: row {} has {} cells for {} key labels", i,
+                                   cells[i].size(), keys.size()));
+    text += rjust(queries[i], 10) + "  ";
+    for (const std::string& cell : cells[i]) text += rjust(cell, 8);
+    text += '\n';
+  }
+  return text;
+}
+
+std::string grid_table(const std::vector<std::string>& queries,
                        const std::vector<std::string>& keys, const arma::mat& grid,
                        int decimals) {
   if (queries.size() != grid.n_rows || keys.size() != grid.n_cols)
     throw ShapeError(fmt::format("grid_table: {} query labels and {} key labels for a grid of "
                                  "shape {}", queries.size(), keys.size(), shape_of(grid)));
-  std::string text(12, ' ');
-  for (const std::string& key : keys) text += rjust(key, 8);
-  text += '\n';
-  for (arma::uword i = 0; i < grid.n_rows; ++i) {
-    text += rjust(queries[i], 10) + "  ";
-    for (arma::uword j = 0; j < grid.n_cols; ++j) text += fmt::format("{:8.{}f}", grid(i, j), decimals);
-    text += '\n';
-  }
-  return text;
+  std::vector<std::vector<std::string>> cells(grid.n_rows);
+  for (arma::uword i = 0; i < grid.n_rows; ++i)
+    for (arma::uword j = 0; j < grid.n_cols; ++j)  // f"{w:8.2f}": the text, then padded
+      cells[i].push_back(fmt::format("{:.{}f}", grid(i, j), decimals));
+  return grid_table(queries, keys, cells);
 }
 
 arma::mat grid_from_table(const std::string& table) {

@@ -28,16 +28,10 @@ void require_two_dimensional(const std::vector<std::string>& tokens, const arma:
                                  shape_of(a.weights), shape_of(X)));
 }
 
-}  // namespace
-
-TokenWalk token_walk(const std::vector<std::string>& tokens, const arma::mat& X,
-                     const Projections& W, const Attention& a, arma::uword t) {
-  require_two_dimensional(tokens, X, W, a);
-  if (t >= X.n_rows)
-    throw std::out_of_range(fmt::format("token {} is not a row of X {}", t, shape_of(X)));
-  const QKV qkv = project(X, W);
-  const Attention raw = raw_self_attention(X);
-
+// Token t's walk from the projections and both attentions, which the caller computes once
+// for every token of the sentence.
+TokenWalk walk_of(const std::vector<std::string>& tokens, const arma::mat& X, const Projections& W,
+                  const QKV& qkv, const Attention& a, const Attention& raw, arma::uword t) {
   TokenWalk w;
   w.token = tokens[t];
   w.x = {fixed(X(t, 0), 1), fixed(X(t, 1), 1)};
@@ -60,6 +54,26 @@ TokenWalk token_walk(const std::vector<std::string>& tokens, const arma::mat& X,
   w.weight_sum = fmt::format("{:.2f}", arma::accu(a.weights.row(t)));
   w.output = vector_text(a.output.row(t), 3);
   return w;
+}
+
+}  // namespace
+
+TokenWalk token_walk(const std::vector<std::string>& tokens, const arma::mat& X,
+                     const Projections& W, const Attention& a, arma::uword t) {
+  require_two_dimensional(tokens, X, W, a);
+  if (t >= X.n_rows)
+    throw std::out_of_range(fmt::format("token {} is not a row of X {}", t, shape_of(X)));
+  return walk_of(tokens, X, W, project(X, W), a, raw_self_attention(X), t);
+}
+
+std::vector<TokenWalk> token_walks(const std::vector<std::string>& tokens, const arma::mat& X,
+                                   const Projections& W, const Attention& a) {
+  require_two_dimensional(tokens, X, W, a);
+  const QKV qkv = project(X, W);
+  const Attention raw = raw_self_attention(X);
+  std::vector<TokenWalk> walks;
+  for (arma::uword t = 0; t < X.n_rows; ++t) walks.push_back(walk_of(tokens, X, W, qkv, a, raw, t));
+  return walks;
 }
 
 std::string walk_text(const TokenWalk& w) {
@@ -91,23 +105,18 @@ std::string walk_text(const TokenWalk& w) {
                      w.keys[j].token));
   line(fmt::format("  = {}", w.output));
 
-  // Module 1.3 beside the projections: the rows of chapter 02's grids and of this chapter's,
-  // in grid_table()'s layout.
+  // Module 1.3 beside the projections: the rows of chapter 02's grids and of this chapter's.
   line(fmt::format("beside Module 1.3 (chapter 02), where x({}) was query, key and value itself:", t));
-  std::string header = std::string(12, ' ');
-  std::array<std::string, 4> rows = {fmt::format("{:>10}  ", "raw score"),
-                                     fmt::format("{:>10}  ", "score"),
-                                     fmt::format("{:>10}  ", "raw weight"),
-                                     fmt::format("{:>10}  ", "weight")};
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::string>> rows(4);
   for (const WalkKey& k : w.keys) {
-    header += fmt::format("{:>8}", k.token);
-    rows[0] += fmt::format("{:>8}", k.raw_score);
-    rows[1] += fmt::format("{:>8}", k.score);
-    rows[2] += fmt::format("{:>8}", k.raw_weight);
-    rows[3] += fmt::format("{:>8}", k.weight);
+    keys.push_back(k.token);
+    rows[0].push_back(k.raw_score);
+    rows[1].push_back(k.score);
+    rows[2].push_back(k.raw_weight);
+    rows[3].push_back(k.weight);
   }
-  line(header);
-  for (const std::string& row : rows) line(row);
+  text += grid_table({"raw score", "score", "raw weight", "weight"}, keys, rows);
   return text;
 }
 

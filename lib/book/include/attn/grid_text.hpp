@@ -27,6 +27,16 @@ std::string grid_table(const std::vector<std::string>& queries,
                        const std::vector<std::string>& keys, const arma::mat& grid,
                        int decimals = 2);
 
+/// \brief grid_table() for cells already written as text, each right-aligned in 8 columns,
+///        for a table whose numbers were formatted elsewhere (one token's walk, say).
+/// \param queries one label per row. \param keys one label per column.
+/// \param cells one row of texts per query, one text per key.
+/// \return the table, one line per query plus the header.
+/// \throws ShapeError unless there is one row per query and one text per key in each.
+std::string grid_table(const std::vector<std::string>& queries,
+                       const std::vector<std::string>& keys,
+                       const std::vector<std::vector<std::string>>& cells);
+
 /// \brief The values of a table in grid_table()'s layout, read back: the inverse of
 ///        grid_table(), for tables an article printed.
 ///

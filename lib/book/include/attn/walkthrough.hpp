@@ -70,6 +70,14 @@ struct TokenWalk {
 TokenWalk token_walk(const std::vector<std::string>& tokens, const arma::mat& X,
                      const Projections& W, const Attention& attention, arma::uword token);
 
+/// \brief token_walk() for every token of the sentence, in order, with the projections and
+///        the raw attention computed once for all of them.
+/// \param tokens,X,W,attention as for token_walk().
+/// \return one walk per row of \p X.
+/// \throws ShapeError as token_walk() does.
+std::vector<TokenWalk> token_walks(const std::vector<std::string>& tokens, const arma::mat& X,
+                                   const Projections& W, const Attention& attention);
+
 /// \brief A walk as text for the terminal: one line per entry, the arithmetic of each, then a
 ///        table of the raw row beside the projected one.
 /// \param walk what token_walk() returned.
