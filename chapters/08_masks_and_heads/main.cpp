@@ -72,7 +72,7 @@ attn::MultiHead heads(attn::Chapter& ch, const attn::examples::RandomSentence& s
   //! [heads]
   const attn::MultiHead mh = attn::multi_head_attention(s.X, s.X, s.X, W);
   //! [heads]
-  const arma::mat Q = s.X * W.W_Q;
+  const arma::mat& Q = mh.Q;  // X W_Q (this layer has no biases)
   const std::vector<arma::mat> Q_k = attn::split_heads(Q, W.heads);
   fmt::print(ch.out, "\nTwo heads on the same sentence, d_model = {}, d_k = {}: every shape\n"
              "  X {}  ->  Q = X W_Q {}  ->  split into {} heads, Q_k {} each (K, V alike)\n"

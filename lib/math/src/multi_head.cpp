@@ -71,10 +71,13 @@ MultiHead run(const arma::mat& query, const arma::mat& key, const arma::mat& val
 
   //! [split-attend-concat]
   const arma::uword d_k = head_width(d, W.heads);
-  const std::vector<arma::mat> Q = split_heads(affine(query, W.W_Q, W.b_Q), W.heads);  // h × (n × d_k)
-  const std::vector<arma::mat> K = split_heads(affine(key, W.W_K, W.b_K), W.heads);    // h × (m × d_k)
-  const std::vector<arma::mat> V = split_heads(affine(value, W.W_V, W.b_V), W.heads);  // h × (m × d_k)
   MultiHead result;
+  result.Q = affine(query, W.W_Q, W.b_Q);  // (n × d_model)
+  result.K = affine(key, W.W_K, W.b_K);    // (m × d_model)
+  result.V = affine(value, W.W_V, W.b_V);  // (m × d_model)
+  const std::vector<arma::mat> Q = split_heads(result.Q, W.heads);  // h × (n × d_k)
+  const std::vector<arma::mat> K = split_heads(result.K, W.heads);  // h × (m × d_k)
+  const std::vector<arma::mat> V = split_heads(result.V, W.heads);  // h × (m × d_k)
   std::vector<arma::mat> outputs;
   for (arma::uword k = 0; k < W.heads; ++k) {
     result.heads.push_back(mask ? attend(Q[k], K[k], V[k], score_scale(d_k), *mask)
@@ -140,9 +143,9 @@ MultiHeadGradients multi_head_backward(const arma::mat& query, const arma::mat& 
     throw ShapeError(fmt::format("multi_head_backward: the output gradient is {}, the output {}",
                                  shape_of(d_output), shape_of(forward.output)));
   const arma::uword d_k = head_width(d, W.heads);
-  const std::vector<arma::mat> Q = split_heads(affine(query, W.W_Q, W.b_Q), W.heads);
-  const std::vector<arma::mat> K = split_heads(affine(key, W.W_K, W.b_K), W.heads);
-  const std::vector<arma::mat> V = split_heads(affine(value, W.W_V, W.b_V), W.heads);
+  const std::vector<arma::mat> Q = split_heads(forward.Q, W.heads);
+  const std::vector<arma::mat> K = split_heads(forward.K, W.heads);
+  const std::vector<arma::mat> V = split_heads(forward.V, W.heads);
 
   MultiHeadGradients g;
   g.dW.heads = W.heads;

@@ -39,6 +39,9 @@ struct MultiHeadWeights {
 
 /// \brief Everything a multi-head pass produces.
 struct MultiHead {
+  arma::mat Q;                   ///< `(n × d_model)`: \f$X_q W_Q + b_Q\f$, the heads side by side.
+  arma::mat K;                   ///< `(m × d_model)`: \f$X_k W_K + b_K\f$.
+  arma::mat V;                   ///< `(m × d_model)`: \f$X_v W_V + b_V\f$.
   std::vector<Attention> heads;  ///< per head: scores and weights `(n × m)`, output `(n × d_k)`.
   arma::mat concat;              ///< `(n × d_model)`: the heads' outputs side by side.
   arma::mat output;              ///< `(n × d_model)`: `concat W_O + b_O`.
@@ -93,7 +96,7 @@ struct MultiHeadGradients {
 };
 
 /// \brief Backward pass of multi_head_attention(), with or without a mask (the forward pass
-///        carries the masked weights).
+///        carries the projections and the masked weights, so nothing is computed twice).
 /// \param query,key,value,W the forward pass's inputs. \param forward its result.
 /// \param d_output `(n × d_model)`: the gradient with respect to the output.
 /// \return the gradients. \throws ShapeError if \p d_output does not fit.
