@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 #include <unistd.h>
 
@@ -135,6 +136,24 @@ std::string read_status(const fs::path& file) {
   return status;
 }
 
+// The last step of writing a file safely: when the new `part` is complete it is moved over
+// `target` in one step; otherwise it is removed and `target`, if any, stays as it was. Either
+// way the log says what happened ("wrote ...", or "warning: <failure> ...; the previous <kind>
+// is kept").
+void put_in_place(std::ostream& log, const fs::path& part, const fs::path& target, bool complete,
+                  std::string_view failure, std::string_view kind) {
+  std::error_code ec;
+  if (complete) fs::rename(part, target, ec);
+  if (complete && !ec) {
+    fmt::print(log, "wrote {}\n", target.string());
+    return;
+  }
+  fs::remove(part, ec);
+  fmt::print(log, "warning: {} {}; {}\n", failure, target.string(),
+             fs::exists(target, ec) ? fmt::format("the previous {} is kept", kind)
+                                    : fmt::format("there is no {}", kind));
+}
+
 }  // namespace
 
 Plotter::Plotter(PlotOptions options, std::ostream& out, std::ostream& log)
@@ -202,14 +221,7 @@ void Plotter::draw(const std::string& name, int width, int height, const std::st
   const bool drawn = read_status(status) == "0" && fs::is_regular_file(part, ignored) &&
                      fs::file_size(part, ignored) > 0;
   fs::remove(status, ignored);
-  if (drawn) fs::rename(part, png, ignored);
-  if (drawn && !ignored) {
-    fmt::print(log_, "wrote {}\n", png.string());
-    return;
-  }
-  fs::remove(part, ignored);
-  fmt::print(log_, "warning: gnuplot did not draw {}; {}\n", png.string(),
-             fs::exists(png, ignored) ? "the previous figure is kept" : "there is no figure");
+  put_in_place(log_, part, png, drawn, "gnuplot did not draw", "figure");
 }
 
 const std::vector<ColourStop>& weight_palette() {
@@ -249,7 +261,7 @@ void Plotter::page_data(const std::string& file_name, const std::string& text) {
       fs::path(file_name).filename() != file_name)
     throw InputError(fmt::format("page data \"{}\" must be a plain file name", file_name));
   if (!options_.enabled || options_.in_terminal) return;
-  // As with the figures: written to NAME.part, then moved over NAME in one step.
+  // As with the figures: written to NAME.part, then put in place.
   const fs::path file = options_.folder / file_name;
   const fs::path part = file.string() + ".part";
   std::error_code ec;
@@ -261,14 +273,7 @@ void Plotter::page_data(const std::string& file_name, const std::string& text) {
     out.close();
     written = !out.fail();
   }
-  if (written) fs::rename(part, file, ec);
-  if (written && !ec) {
-    fmt::print(log_, "wrote {}\n", file.string());
-    return;
-  }
-  fs::remove(part, ec);
-  fmt::print(log_, "warning: could not write {}; {}\n", file.string(),
-             fs::exists(file, ec) ? "the previous file is kept" : "there is no file");
+  put_in_place(log_, part, file, written, "could not write", "file");
 }
 
 void Plotter::heatmap(const Heatmap& h) { heatmaps({h.name, "", {h}}); }
