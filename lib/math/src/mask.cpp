@@ -64,7 +64,10 @@ arma::mat Mask::additive() const {
 std::string Mask::picture() const {
   std::string text;
   for (arma::uword i = 0; i < queries(); ++i) {
-    for (arma::uword j = 0; j < keys(); ++j) text += allowed_(i, j) ? (j ? " 1" : "1") : (j ? " ." : ".");
+    for (arma::uword j = 0; j < keys(); ++j) {
+      if (j > 0) text += ' ';
+      text += allowed_(i, j) ? '1' : '.';
+    }
     text += '\n';
   }
   return text;

@@ -64,12 +64,14 @@ arma::mat sinusoidal_positions(arma::uword positions, arma::uword d_model, doubl
   require_base("sinusoidal_positions", base);
   if (positions == 0) throw InputError("sinusoidal_positions: at least one position is needed");
   arma::mat PE(positions, d_model);
-  for (arma::uword p = 0; p < positions; ++p)
-    for (arma::uword i = 0; i < d_model / 2; ++i) {
-      const double angle = static_cast<double>(p) / std::pow(base, 2.0 * i / d_model);
+  for (arma::uword i = 0; i < d_model / 2; ++i) {
+    const double wavelength = std::pow(base, 2.0 * i / d_model);  // divided into, as numpy does
+    for (arma::uword p = 0; p < positions; ++p) {
+      const double angle = static_cast<double>(p) / wavelength;
       PE(p, 2 * i) = std::sin(angle);
       PE(p, 2 * i + 1) = std::cos(angle);
     }
+  }
   return PE;
 }
 //! [sinusoidal]
