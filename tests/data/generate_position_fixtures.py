@@ -18,11 +18,12 @@ draws (np.random.default_rng(0): X, then W_Q, W_K, W_V, each times 0.5), the enc
 the papers' formulas. Without --write the script only checks, and exits 1 if a committed file
 differs from what numpy computes, so running it never changes a file by accident.
 """
-import difflib
 import pathlib
 import sys
 
 import numpy as np
+
+from fixture_files import check_or_write, hex_block
 
 HERE = pathlib.Path(__file__).resolve().parent
 STORY = HERE.parent / "golden" / "ch07_positions.numpy.txt"
@@ -108,49 +109,29 @@ def story():
 
 
 def values():
-    """Blocks of `case NAME ROWS COLS` then one row of hex doubles per line."""
+    """Blocks of exact doubles (fixture_files.hex_block) for tests/positions_test.cpp."""
     lines = []
-
-    def block(name, M):
-        lines.append(f"case {name} {M.shape[0]} {M.shape[1]}")
-        lines.extend(" ".join(float(v).hex() for v in row) for row in M)
-
     for n, d in [(4, 4), (3, 8), (10, 512), (50, 128), (1, 2)]:
-        block(f"sinusoidal {n} {d}", sinusoidal(n, d))
+        lines += hex_block(f"sinusoidal {n} {d}", sinusoidal(n, d))
     rng = np.random.default_rng(7)
     for n, d in [(5, 4), (3, 8), (1, 2), (6, 64)]:
         X = rng.normal(size=(n, d))
         positions = rng.integers(0, 200, size=n).astype(float)
-        block(f"input {n} {d}", X)
-        block(f"positions {n} {d}", positions[None, :])
-        block(f"rotary interleaved {n} {d}", rotary(X, positions))
-        block(f"rotary halves {n} {d}", rotary(X, positions, "halves"))
+        lines += hex_block(f"input {n} {d}", X)
+        lines += hex_block(f"positions {n} {d}", positions[None, :])
+        lines += hex_block(f"rotary interleaved {n} {d}", rotary(X, positions))
+        lines += hex_block(f"rotary halves {n} {d}", rotary(X, positions, "halves"))
     return lines
-
-
-def check_or_write(path, text):
-    old = path.read_text(encoding="utf-8") if path.exists() else None
-    if old == text:
-        print(f"{path.name}: numpy agrees with the committed file")
-        return True
-    if "--write" in sys.argv[1:]:
-        path.write_text(text, encoding="utf-8", newline="\n")
-        print(f"{path.name}: written")
-        return True
-    sys.stdout.writelines(difflib.unified_diff(
-        (old or "").splitlines(True), text.splitlines(True), "committed", "numpy"))
-    print(f"{path.name} differs from what numpy computes; rerun with --write to replace it")
-    return False
 
 
 def main():
     header = (f"# chapter 07's story from numpy {np.__version__}, written by "
               "tests/data/generate_position_fixtures.py; ch07_positions's stdout begins with "
               "the lines below")
-    ok = check_or_write(STORY, header + "\n" + "\n".join(story()) + "\n")
+    ok = check_or_write(STORY, header + "\n" + "\n".join(story()) + "\n", "numpy")
     ok = check_or_write(VALUES, f"# numpy {np.__version__}: chapter 07's encodings as exact "
                         "doubles, written by tests/data/generate_position_fixtures.py\n"
-                        + "\n".join(values()) + "\n") and ok
+                        + "\n".join(values()) + "\n", "numpy") and ok
     sys.exit(0 if ok else 1)
 
 

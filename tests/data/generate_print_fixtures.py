@@ -23,6 +23,8 @@ import pathlib
 
 import numpy as np
 
+from generate_position_fixtures import sinusoidal  # PE[p, 2i] = sin(p / 10000**(2i/d)), ...
+
 HERE = pathlib.Path(__file__).resolve().parent
 
 
@@ -61,20 +63,10 @@ def block(values):
     return "\n".join(lines)
 
 
-def positional_encoding(positions, d):
-    """PE[p, 2i] = sin(p / 10000**(2i/d)), PE[p, 2i+1] = cos(p / 10000**(2i/d))."""
-    pe = np.zeros((positions, d))
-    p = np.arange(positions)[:, None]
-    angle = p / 10000 ** (np.arange(0, d, 2) / d)
-    pe[:, 0::2] = np.sin(angle)
-    pe[:, 1::2] = np.cos(angle)
-    return pe
-
-
 def cases_2d():
     rng = np.random.default_rng(4004)
-    yield "pe_4x4", np.round(positional_encoding(4, 4), 4)        # print(np.round(PE, 4))
-    yield "pe_10x8", np.round(positional_encoding(10, 8), 4)
+    yield "pe_4x4", np.round(sinusoidal(4, 4), 4)        # print(np.round(PE, 4))
+    yield "pe_10x8", np.round(sinusoidal(10, 8), 4)
     yield "normals_3x8", np.round(rng.normal(size=(3, 8)), 4)
     yield "whole_numbers_2x2", np.array([[1.0, 2.0], [3.0, 4.0]])
     yield "scientific_large_2x3", np.array([[-1.5, 2.5e9, 0.25], [3.0, -0.001, 42.0]])

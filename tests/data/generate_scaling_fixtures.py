@@ -16,11 +16,12 @@ so every printed number of the chapter's story is numpy's, compared at the print
 Without --write the script only checks: if the committed file differs from what numpy computes
 it prints the difference and exits 1, so running it never changes a committed file by accident.
 """
-import difflib
 import pathlib
 import sys
 
 import numpy as np
+
+from fixture_files import check_or_write
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE.parent / "golden" / "ch05_scaling.numpy.txt"
@@ -107,19 +108,8 @@ def main():
     header = (f"# chapter 05's story from numpy {np.__version__} default_rng({SEED}), written by "
               "tests/data/generate_scaling_fixtures.py; ch05_scaling's stdout begins with "
               "the lines below")
-    text = header + "\n" + "\n".join(story()) + "\n"
-    old = OUT.read_text(encoding="utf-8") if OUT.exists() else None
-    if old == text:
-        print(f"{OUT.name}: numpy agrees with the committed file")
-    elif "--write" in sys.argv[1:]:
-        OUT.write_text(text, encoding="utf-8", newline="\n")
-        print(f"{OUT.name}: written")
-    else:
-        sys.stdout.writelines(difflib.unified_diff(
-            (old or "").splitlines(True), text.splitlines(True), "committed", "numpy"))
-        print(f"{OUT.name} differs from what numpy computes; rerun with --write to replace it")
+    if not check_or_write(OUT, header + "\n" + "\n".join(story()) + "\n", "numpy"):
         sys.exit(1)
-
 
 if __name__ == "__main__":
     main()

@@ -27,6 +27,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from fixture_files import check_or_write, hex_block, read_hex_blocks, writing
+
 HERE = pathlib.Path(__file__).resolve().parent
 MHA = HERE / "torch_multihead.txt"
 SDPA = HERE / "torch_sdpa.txt"
@@ -37,31 +39,17 @@ torch.set_default_dtype(torch.float64)
 
 
 class Blocks:
+    """Named matrices, written as fixture_files.hex_block blocks."""
+
     def __init__(self):
         self.lines, self.values = [], {}
 
     def add(self, name, array):
-        a = np.atleast_2d(np.asarray(array, dtype=np.float64))
-        self.values[name] = a
-        self.lines.append(f"case {name} {a.shape[0]} {a.shape[1]}")
-        self.lines.extend(" ".join(float(v).hex() for v in row) for row in a)
+        self.values[name] = np.atleast_2d(np.asarray(array, dtype=np.float64))
+        self.lines += hex_block(name, array)
 
     def text(self, title):
         return f"# {title}, torch {torch.__version__}, numpy {np.__version__}\n" + "\n".join(self.lines) + "\n"
-
-
-def read_blocks(path):
-    blocks, lines = {}, path.read_text().splitlines()
-    i = 0
-    while i < len(lines):
-        if lines[i].startswith("case "):
-            *name, rows, cols = lines[i][5:].split()
-            rows, cols = int(rows), int(cols)
-            blocks[" ".join(name)] = np.array([[float.fromhex(v) for v in lines[i + 1 + r].split()]
-                                               for r in range(rows)]).reshape(rows, cols)
-            i += rows
-        i += 1
-    return blocks
 
 
 def same(old, new):
@@ -172,31 +160,17 @@ def mask_table():
             f"  nn.MultiheadAttention attn_mask, bool    True = may NOT      {rows(mha_mask)}"]
 
 
-def check_or_write_lines(path, lines):
-    text = ("# lines ch08_masks_and_heads must print, made from the masks torch was given, by "
-            "tests/data/generate_torch_fixtures.py\n" + "\n".join(lines) + "\n")
-    old = path.read_text(encoding="utf-8") if path.exists() else None
-    body = lambda t: [l for l in (t or "").splitlines() if not l.startswith("#")]
-    if body(old) == body(text):
-        print(f"{path.name}: torch agrees with the committed file")
-        return True
-    if "--write" in sys.argv[1:]:
-        path.write_text(text, encoding="utf-8", newline="\n")
-        print(f"{path.name}: written")
-        return True
-    print(f"{path.name} differs from what torch computes; rerun with --write")
-    return False
-
-
-def check_or_write(path, blocks, title):
-    if "--write" in sys.argv[1:] and not (path.exists() and same(read_blocks(path), blocks.values)):
+def check_or_write_blocks(path, blocks, title):
+    """check_or_write for numbers: equal within 1e-13, since torch versions differ in the last
+    bits; --write replaces only a file that differs by more."""
+    if writing() and not (path.exists() and same(read_hex_blocks(path), blocks.values)):
         path.write_text(blocks.text(title), encoding="utf-8", newline="\n")
         print(f"{path.name}: written")
         return True
     if not path.exists():
         print(f"{path.name} is missing; rerun with --write")
         return False
-    if not same(read_blocks(path), blocks.values):
+    if not same(read_hex_blocks(path), blocks.values):
         print(f"{path.name} differs from what torch computes; rerun with --write to replace it")
         return False
     print(f"{path.name}: torch {torch.__version__} agrees with the committed file (1e-13)")
@@ -204,10 +178,12 @@ def check_or_write(path, blocks, title):
 
 
 def main():
-    ok = check_or_write(MHA, multihead(), "nn.MultiheadAttention in float64")
-    ok = check_or_write_lines(TABLE, mask_table()) and ok
+    ok = check_or_write_blocks(MHA, multihead(), "nn.MultiheadAttention in float64")
+    table = ("# lines ch08_masks_and_heads must print, made from the masks torch was given, by "
+             "tests/data/generate_torch_fixtures.py\n" + "\n".join(mask_table()) + "\n")
+    ok = check_or_write(TABLE, table, "torch") and ok
     if hasattr(F, "scaled_dot_product_attention"):
-        ok = check_or_write(SDPA, sdpa(), "F.scaled_dot_product_attention in float64") and ok
+        ok = check_or_write_blocks(SDPA, sdpa(), "F.scaled_dot_product_attention in float64") and ok
     else:
         print(f"{SDPA.name}: skipped, torch {torch.__version__} has no scaled_dot_product_attention "
               "(torch 2.0 and later, Debian 13)")
