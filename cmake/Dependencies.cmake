@@ -11,6 +11,7 @@ target_link_libraries(attn_armadillo INTERFACE ${ARMADILLO_LIBRARIES})
 find_package(fmt REQUIRED)      # libfmt-dev: Python-style format specs ({:8.2f})
 find_package(CLI11 REQUIRED)    # libcli11-dev: command-line options of every chapter
 find_package(GTest REQUIRED)    # libgtest-dev: the unit tests
+find_package(OpenMP REQUIRED COMPONENTS CXX)  # g++'s libgomp: streaming attention's query blocks in parallel
 find_package(nlohmann_json 3.11 REQUIRED)  # nlohmann-json3-dev: the data of the book's interactive page
 
 # gnuplot-iostream is one header (libgnuplot-iostream-dev) on top of Boost.Iostreams.

@@ -1,0 +1,68 @@
+/// \file
+/// \brief Attention at scale: the online softmax (Milakov and Gimelshein 2018; FlashAttention,
+///        Dao et al. 2022), which never holds the \f$n \times m\f$ score grid.
+///
+/// Keys are visited in blocks. For each query the pass keeps a running maximum \f$m\f$, a
+/// running sum \f$\ell\f$ of exponentials and an unnormalised output \f$O\f$. A block with
+/// scores \f$s_j\f$ updates them as
+///
+/// \f[ m' = \max(m, \max_j s_j), \quad \ell' = e^{m - m'} \ell + \sum_j e^{s_j - m'}, \quad
+///     O' = e^{m - m'} O + \sum_j e^{s_j - m'} v_j, \f]
+///
+/// and at the end the output is \f$O / \ell\f$ (divided once, as FlashAttention-2 does) and the
+/// log-sum-exp of the row's scores is \f$m + \log \ell\f$. Memory is \f$O((n + m)\,d)\f$ plus
+/// one block of scores.
+#pragma once
+
+#include <armadillo>
+
+#include <vector>
+
+namespace attn {
+
+/// \brief Which keys a query may attend to, described by rule rather than by a grid (a grid
+///        for \f$n = 65536\f$ would itself take gigabytes).
+struct StreamingMask {
+  bool causal = false;         ///< query \f$i\f$ attends to keys \f$j \le i\f$ only.
+  arma::uword key_length = 0;  ///< keys from this index on are padding; 0 means none is.
+};
+
+/// \brief How the keys and queries are cut into blocks.
+struct StreamingBlocks {
+  arma::uword queries = 64;  ///< query rows per block.
+  arma::uword keys = 128;    ///< key rows per block.
+};
+
+/// \brief What the streaming pass returns.
+struct StreamingAttention {
+  arma::mat output;         ///< `Z: (n × d_v)`, equal to attend()'s output.
+  arma::vec log_sum_exp;    ///< `(n)`: \f$\log \sum_j e^{s_{ij}}\f$ over the allowed keys.
+};
+
+/// \brief \f$Z = \mathrm{softmax}(c\,Q K^\top)\,V\f$, computed block by block with the online
+///        softmax; the score grid is never formed.
+/// \param Q `(n × d_k)`. \param K `(m × d_k)`. \param V `(m × d_v)`. \param scale \f$c\f$.
+/// \param mask which keys each query may attend to; blocks that are wholly masked are skipped.
+/// \param blocks the block sizes.
+/// \return the output and each row's log-sum-exp.
+/// \throws ShapeError if the shapes do not fit; InputError on empty or non-finite input, a
+///         zero block size, or a query that may attend to no key (its row is named).
+StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
+                                       double scale, const StreamingMask& mask = {},
+                                       const StreamingBlocks& blocks = {});
+
+/// \brief One step of the online softmax for one query, for showing the recurrence by hand.
+struct OnlineStep {
+  double m;         ///< the running maximum after the block.
+  double l;         ///< the running sum \f$\ell\f$ after the block.
+  arma::rowvec O;   ///< the unnormalised output after the block, `(1 × d_v)`.
+};
+
+/// \brief The online softmax of one row of scores against \p V, block by block.
+/// \param scores `(1 × m)`. \param V `(m × d_v)`. \param block keys per block.
+/// \return one step per block; the output is `back().O / back().l`.
+/// \throws ShapeError, InputError as streaming_attention() does.
+std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const arma::mat& V,
+                                             arma::uword block);
+
+}  // namespace attn

@@ -1,0 +1,106 @@
+// Streaming attention (attn::streaming_attention): the online softmax block by block equals
+// the reference attend() on many shapes, block sizes, masks and extreme scores; and the
+// recurrence worked by hand.
+#include <attn/attention.hpp>
+#include <attn/mask.hpp>
+#include <attn/streaming.hpp>
+#include <attn/validate.hpp>
+
+#include <gtest/gtest.h>
+
+#include "normal_inputs.hpp"
+
+#include <cmath>
+#include <tuple>
+
+namespace {
+
+// Largest |a − b| relative to the largest |b|, so outputs of any size compare alike.
+double relative_gap(const arma::mat& a, const arma::mat& b) {
+  return arma::abs(a - b).max() / std::max(1.0, arma::abs(b).max());
+}
+
+TEST(OnlineSoftmax, TheWorkedRecurrence) {
+  const arma::rowvec scores = {1.0, 3.0, 2.0, 5.0};
+  const arma::mat V = {{1.0, 0.0}, {0.0, 1.0}, {1.0, 1.0}, {2.0, 1.0}};
+  const auto steps = attn::online_softmax_steps(scores, V, 2);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].m, 3.0);
+  EXPECT_NEAR(steps[0].l, 1.135335, 5e-7);
+  EXPECT_NEAR(steps[0].O(0), 0.135335, 5e-7);
+  EXPECT_NEAR(steps[0].O(1), 1.0, 5e-7);
+  EXPECT_EQ(steps[1].m, 5.0);
+  EXPECT_NEAR(steps[1].l, 1.203438, 5e-7);
+  EXPECT_NEAR(steps[1].O(0), 2.068103, 5e-7);
+  EXPECT_NEAR(steps[1].O(1), 1.185122, 5e-7);
+  const arma::rowvec out = steps[1].O / steps[1].l;
+  EXPECT_NEAR(out(0), 1.718495, 5e-7);
+  EXPECT_NEAR(out(1), 0.984781, 5e-7);
+  EXPECT_NEAR(steps[1].m + std::log(steps[1].l), 5.185182, 5e-7);
+  // equal to the direct softmax of the same scores
+  const arma::rowvec w = arma::exp(scores - scores.max()) / arma::accu(arma::exp(scores - scores.max()));
+  EXPECT_LE(arma::abs(out - w * V).max(), 1e-15);
+}
+
+using Case = std::tuple<int, int, int, int, int, int>;  // n, m, d, bq, bk, mask (0 none, 1 causal, 2 padding)
+class StreamingShapes : public ::testing::TestWithParam<Case> {};
+
+TEST_P(StreamingShapes, EqualsTheReference) {
+  const auto [n, m, d, bq, bk, which] = GetParam();
+  const attn_test::Normals draw(static_cast<std::uint64_t>(n * 1000 + m * 10 + d + which));
+  const arma::mat Q = draw.normal(n, d), K = draw.normal(m, d), V = draw.normal(m, 3);
+  const double c = 1.0 / std::sqrt(static_cast<double>(d));
+  attn::StreamingMask rule;
+  attn::Mask grid = attn::Mask::none(n, m);
+  if (which == 1) {
+    rule.causal = true;
+    grid = attn::Mask::from_allowed(arma::trimatl(arma::umat(n, m, arma::fill::ones)));
+  } else if (which == 2) {
+    rule.key_length = (m + 1) / 2;
+    grid = attn::Mask::padding(n, m, rule.key_length);
+  }
+  const attn::Attention reference = attn::attend(Q, K, V, c, grid);
+  const attn::StreamingAttention fast = attn::streaming_attention(
+      Q, K, V, c, rule, {static_cast<arma::uword>(bq), static_cast<arma::uword>(bk)});
+  EXPECT_LE(relative_gap(fast.output, reference.output), 1e-12);
+  // log-sum-exp of each row's allowed scores
+  for (arma::uword i = 0; i < static_cast<arma::uword>(n); ++i) {
+    const arma::uvec keys = arma::find(grid.allowed().row(i));
+    const arma::rowvec s = arma::rowvec(reference.scores.row(i)).cols(keys);
+    EXPECT_NEAR(fast.log_sum_exp(i), s.max() + std::log(arma::accu(arma::exp(s - s.max()))), 1e-12)
+        << "row " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, StreamingShapes,
+    ::testing::Values(Case{1, 1, 4, 64, 128, 0}, Case{1, 7, 3, 1, 2, 0}, Case{7, 1, 3, 2, 5, 0},
+                      Case{33, 33, 8, 5, 7, 0}, Case{33, 33, 8, 5, 7, 1}, Case{33, 40, 8, 4, 3, 2},
+                      Case{100, 100, 16, 64, 128, 1}, Case{257, 129, 64, 64, 128, 0},
+                      Case{130, 130, 4, 7, 11, 1}));
+
+TEST(Streaming, ScoresNear700NeitherOverflowNorVanish) {
+  const attn_test::Normals draw(51);
+  arma::mat Q = draw.normal(9, 2), K = draw.normal(12, 2);
+  const arma::mat V = draw.normal(12, 2);
+  Q.col(0).fill(35.0);
+  K.col(0).fill(20.0);  // scores about 700
+  for (double sign : {1.0, -1.0}) {
+    const attn::StreamingAttention fast =
+        attn::streaming_attention(Q * sign, K, V, 1.0, {}, {4, 5});
+    EXPECT_TRUE(fast.output.is_finite());
+    EXPECT_LE(relative_gap(fast.output, attn::attend(Q * sign, K, V, 1.0).output), 1e-12);
+  }
+}
+
+TEST(Streaming, RefusesWhatItCannotCompute) {
+  const arma::mat Q(3, 2, arma::fill::ones), K(4, 2, arma::fill::ones), V(4, 1, arma::fill::ones);
+  EXPECT_THROW(attn::streaming_attention(Q, K, V, 1.0, {}, {0, 4}), attn::InputError);
+  EXPECT_THROW(attn::streaming_attention(Q, arma::mat(4, 3, arma::fill::ones), V, 1.0), attn::ShapeError);
+  EXPECT_THROW(attn::streaming_attention(Q, K, arma::mat(5, 1, arma::fill::ones), 1.0), attn::ShapeError);
+  arma::mat bad = Q;
+  bad(1, 1) = arma::datum::nan;
+  EXPECT_THROW(attn::streaming_attention(bad, K, V, 1.0), attn::InputError);
+}
+
+}  // namespace
