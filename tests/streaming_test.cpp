@@ -103,4 +103,27 @@ TEST(Streaming, RefusesWhatItCannotCompute) {
   EXPECT_THROW(attn::streaming_attention(bad, K, V, 1.0), attn::InputError);
 }
 
+TEST(KVCache, DecodingStepByStepIsFullCausalAttentionRowByRow) {
+  const attn_test::Normals draw(61);
+  const arma::uword n = 40, d = 8;
+  const arma::mat Q = draw.normal(n, d), K = draw.normal(n, d), V = draw.normal(n, 5);
+  const double c = 1.0 / std::sqrt(8.0);
+  const arma::mat full = attn::attend(Q, K, V, c, attn::Mask::causal(n)).output;
+  attn::KVCache cache(d, 5);
+  for (arma::uword t = 0; t < n; ++t) {
+    cache.append(K.row(t), V.row(t));
+    EXPECT_EQ(cache.size(), t + 1);
+    EXPECT_LE(relative_gap(cache.attend(Q.row(t), c), full.row(t)), 1e-12) << "step " << t;
+  }
+}
+
+TEST(KVCache, RefusesWhatDoesNotFit) {
+  attn::KVCache cache(2, 3);
+  EXPECT_THROW(cache.attend(arma::rowvec{1.0, 2.0}, 1.0), attn::InputError);
+  EXPECT_THROW(cache.append(arma::rowvec{1.0}, arma::rowvec{1.0, 2.0, 3.0}), attn::ShapeError);
+  cache.append(arma::rowvec{1.0, 2.0}, arma::rowvec{1.0, 2.0, 3.0});
+  EXPECT_THROW(cache.attend(arma::rowvec{1.0, 2.0, 3.0}, 1.0), attn::ShapeError);
+  EXPECT_THROW(attn::KVCache(0, 3), attn::InputError);
+}
+
 }  // namespace

@@ -105,4 +105,35 @@ std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const a
   return steps;
 }
 
+KVCache::KVCache(arma::uword d_k, arma::uword d_v) : K_(16, d_k), V_(16, d_v) {
+  if (d_k == 0 || d_v == 0) throw InputError("a KV cache needs keys and values at least 1 wide");
+}
+
+void KVCache::append(const arma::rowvec& k, const arma::rowvec& v) {
+  if (k.n_elem != K_.n_cols || v.n_elem != V_.n_cols)
+    throw ShapeError(fmt::format("KV cache of widths {} and {}: a key of {} and a value of {}",
+                                 K_.n_cols, V_.n_cols, k.n_elem, v.n_elem));
+  require_finite("the key", k);
+  require_finite("the value", v);
+  if (size_ == K_.n_rows) {  // full: double the storage
+    K_.resize(2 * K_.n_rows, K_.n_cols);
+    V_.resize(2 * V_.n_rows, V_.n_cols);
+  }
+  K_.row(size_) = k;
+  V_.row(size_) = v;
+  ++size_;
+}
+
+//! [kv-cache]
+arma::rowvec KVCache::attend(const arma::rowvec& q, double scale) const {
+  if (size_ == 0) throw InputError("the KV cache is empty: append a key and a value first");
+  if (q.n_elem != K_.n_cols)
+    throw ShapeError(fmt::format("a query of {} against keys of width {}", q.n_elem, K_.n_cols));
+  require_finite("the query", q);
+  const arma::rowvec s = scale * (q * K_.rows(0, size_ - 1).t());  // (1 × t): O(t·d)
+  const arma::rowvec e = arma::exp(s - s.max());
+  return (e * V_.rows(0, size_ - 1)) / arma::accu(e);               // (1 × d_v)
+}
+//! [kv-cache]
+
 }  // namespace attn

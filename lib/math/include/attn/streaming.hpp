@@ -65,4 +65,31 @@ struct OnlineStep {
 std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const arma::mat& V,
                                              arma::uword block);
 
+/// \brief The keys and values of the tokens decoded so far, so that each new token attends
+///        with one query instead of recomputing the whole sentence.
+///
+/// Step \f$t\f$ appends \f$k_t, v_t\f$ and computes
+/// \f$z_t = \mathrm{softmax}(c\, q_t K_{\le t}^\top)\, V_{\le t}\f$: \f$O(t\,d)\f$ work, and row
+/// \f$t\f$ of full causal attention. Storage grows by doubling.
+class KVCache {
+ public:
+  /// \brief An empty cache. \param d_k key width. \param d_v value width.
+  /// \throws InputError if a width is 0.
+  KVCache(arma::uword d_k, arma::uword d_v);
+  /// \brief Stores one token's key and value. \param k `(1 × d_k)`. \param v `(1 × d_v)`.
+  /// \throws ShapeError if a width differs; InputError if not finite.
+  void append(const arma::rowvec& k, const arma::rowvec& v);
+  /// \brief The number of tokens cached. \return \f$t\f$.
+  arma::uword size() const { return size_; }
+  /// \brief One query against every cached key.
+  /// \param q `(1 × d_k)`. \param scale \f$c\f$.
+  /// \return \f$z = \mathrm{softmax}(c\, q K^\top) V\f$, `(1 × d_v)`.
+  /// \throws InputError if the cache is empty or \p q is not finite; ShapeError on a width.
+  arma::rowvec attend(const arma::rowvec& q, double scale) const;
+
+ private:
+  arma::mat K_, V_;  // rows [0, size_) are in use
+  arma::uword size_ = 0;
+};
+
 }  // namespace attn
