@@ -12,6 +12,10 @@ find_package(fmt REQUIRED)      # libfmt-dev: Python-style format specs ({:8.2f}
 find_package(CLI11 REQUIRED)    # libcli11-dev: command-line options of every chapter
 find_package(GTest REQUIRED)    # libgtest-dev: the unit tests
 find_package(OpenMP REQUIRED COMPONENTS CXX)  # g++'s libgomp: streaming attention's query blocks in parallel
+# OpenBLAS itself (libopenblas-dev, found by pkgconf), the BLAS under Armadillo: streaming
+# attention calls its GEMM on blocks in place and sets its thread count around the parallel loop.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(OpenBLAS REQUIRED IMPORTED_TARGET openblas)
 find_package(nlohmann_json 3.11 REQUIRED)  # nlohmann-json3-dev: the data of the book's interactive page
 
 # gnuplot-iostream is one header (libgnuplot-iostream-dev) on top of Boost.Iostreams.

@@ -10,7 +10,11 @@
 
 #include "normal_inputs.hpp"
 
+#include <omp.h>
+
 #include <cmath>
+#include <limits>
+#include <vector>
 #include <tuple>
 
 namespace {
@@ -77,7 +81,49 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{1, 1, 4, 64, 128, 0}, Case{1, 7, 3, 1, 2, 0}, Case{7, 1, 3, 2, 5, 0},
                       Case{33, 33, 8, 5, 7, 0}, Case{33, 33, 8, 5, 7, 1}, Case{33, 40, 8, 4, 3, 2},
                       Case{100, 100, 16, 64, 128, 1}, Case{257, 129, 64, 64, 128, 0},
-                      Case{130, 130, 4, 7, 11, 1}));
+                      Case{130, 130, 4, 7, 11, 1}, Case{300, 300, 64, 128, 256, 1},
+                      Case{300, 517, 64, 128, 256, 2}, Case{600, 600, 16, 128, 256, 0}));
+
+TEST(ExpShifted, WithinTwoUlpOfStdExp) {
+  // t = x − shift over the whole range the online softmax uses, and its edges.
+  std::vector<double> t = {0.0, -0.0, -1e-300, -5e-324, -0.34657359, -0.34657360, -1.0, -707.9,
+                           -708.0};
+  const attn_test::Normals draw(71);
+  const arma::vec u = arma::abs(draw.normal(20000, 1).col(0));
+  for (double v : u) t.push_back(-v * 100.0);  // most in [−300, 0]
+  for (double v : u) t.push_back(-std::fmod(v * 1000.0, 708.0));
+  std::vector<double> x(t.size());
+  const double shift = 3.5;
+  for (std::size_t i = 0; i < t.size(); ++i) x[i] = t[i] + shift;
+  attn::exp_shifted(x.data(), x.size(), shift);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const double want = std::exp((t[i] + shift) - shift);
+    EXPECT_LE(std::abs(x[i] - want), 2.0 * std::numeric_limits<double>::epsilon() * want)
+        << "e^" << t[i];
+  }
+}
+
+TEST(ExpShifted, MaskedAndTinyScoresGiveExactlyZero) {
+  std::vector<double> x = {-std::numeric_limits<double>::infinity(), -708.5, -745.2, -1e308, 0.0};
+  attn::exp_shifted(x.data(), x.size(), 0.0);
+  EXPECT_EQ(x[0], 0.0);
+  EXPECT_EQ(x[1], 0.0);
+  EXPECT_EQ(x[2], 0.0);
+  EXPECT_EQ(x[3], 0.0);
+  EXPECT_EQ(x[4], 1.0);
+}
+
+TEST(Streaming, OneThreadAndManyGiveTheSameNumbers) {
+  const attn_test::Normals draw(81);
+  const arma::mat Q = draw.normal(520, 16), K = draw.normal(520, 16), V = draw.normal(520, 4);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const arma::mat one = attn::streaming_attention(Q, K, V, 0.25).output;
+  omp_set_num_threads(std::max(2, threads));
+  const arma::mat many = attn::streaming_attention(Q, K, V, 0.25).output;
+  omp_set_num_threads(threads);
+  EXPECT_TRUE(arma::approx_equal(one, many, "absdiff", 0.0));  // each block is computed alike
+}
 
 TEST(Streaming, ScoresNear700NeitherOverflowNorVanish) {
   const attn_test::Normals draw(51);

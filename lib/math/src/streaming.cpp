@@ -4,9 +4,13 @@
 
 #include <fmt/format.h>
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <numeric>
 
 namespace attn {
 
@@ -21,29 +25,84 @@ arma::uword allowed_end(const StreamingMask& mask, arma::uword row, arma::uword 
   return end;
 }
 
-// One online-softmax update of a block of query rows [q0, q1) by a block of keys [k0, k1).
-// S is the block's scaled scores; entries past each row's allowed end are left out.
-void update(arma::mat S, arma::uword q0, arma::uword k0, const arma::mat& V_block,
-            const StreamingMask& mask, arma::uword keys, arma::vec& m, arma::vec& l, arma::mat& O) {
-  for (arma::uword r = 0; r < S.n_rows; ++r) {
-    const arma::uword end = allowed_end(mask, q0 + r, keys);
-    for (arma::uword c = end > k0 ? end - k0 : 0; c < S.n_cols; ++c) S(r, c) = kMinusInfinity;
-  }
-  const arma::vec block_max = arma::max(S, 1);
-  const arma::vec m_new = arma::max(m, block_max);
-  // A row whose keys are all masked so far keeps m = −∞; its factors are taken as 0 and 1.
-  arma::vec alpha(m.n_elem);
-  for (arma::uword r = 0; r < m.n_elem; ++r)
-    alpha(r) = std::isinf(m_new(r)) ? 1.0 : std::exp(m(r) - m_new(r));
-  S.each_col() -= m_new;
-  S.transform([](double s) { return std::isnan(s) ? 0.0 : std::exp(s); });  // −∞ − −∞ is NaN
-  l = alpha % l + arma::sum(S, 1);
-  O.each_col() %= alpha;
-  O += S * V_block;
-  m = m_new;
+// OpenBLAS runs one thread while the query blocks run in parallel, then what it ran before:
+// one GEMM per thread, not two threads' GEMMs fighting over two cores.
+class OneBlasThread {
+ public:
+  OneBlasThread() : before_(openblas_get_num_threads()) { openblas_set_num_threads(1); }
+  ~OneBlasThread() { openblas_set_num_threads(before_); }
+  OneBlasThread(const OneBlasThread&) = delete;
+  OneBlasThread& operator=(const OneBlasThread&) = delete;
+
+ private:
+  int before_;
+};
+
+// An integer's bits read as a double (std::bit_cast in C++20).
+double bits_as_double(std::uint64_t b) { return __builtin_bit_cast(double, b); }
+
+// The largest of `count` values (−∞ if every one is), kept in eight lanes that vectorise.
+__attribute__((target_clones("arch=x86-64-v4", "default")))
+double largest(const double* x, arma::uword count) {
+  constexpr arma::uword kLanes = 8;
+  double lane[kLanes];
+  std::fill(lane, lane + kLanes, kMinusInfinity);
+  arma::uword i = 0;
+  for (; i + kLanes <= count; i += kLanes)
+    for (arma::uword j = 0; j < kLanes; ++j) lane[j] = std::max(lane[j], x[i + j]);
+  for (; i < count; ++i) lane[0] = std::max(lane[0], x[i]);
+  return *std::max_element(lane, lane + kLanes);
+}
+
+// The sum of `count` values, in eight lanes that run side by side.
+__attribute__((target_clones("arch=x86-64-v4", "default")))
+double total(const double* x, arma::uword count) {
+  constexpr arma::uword kLanes = 8;
+  double lane[kLanes] = {};
+  arma::uword i = 0;
+  for (; i + kLanes <= count; i += kLanes)
+    for (arma::uword j = 0; j < kLanes; ++j) lane[j] += x[i + j];
+  for (; i < count; ++i) lane[0] += x[i];
+  return std::accumulate(lane, lane + kLanes, 0.0);
 }
 
 }  // namespace
+
+//! [exp]
+// Compiled twice, for AVX-512 and for any x86-64; the loader picks the copy the CPU can run.
+__attribute__((target_clones("arch=x86-64-v4", "default")))
+void exp_shifted(double* x, arma::uword count, double shift) {
+  // e^t = 2^k · e^r with k = round(t / ln 2) and r = t − k ln 2, |r| ≤ ln(2)/2. ln 2 is split in
+  // two so that k ln 2 is subtracted exactly; e^r is its Taylor series to r^13 (truncation
+  // below 1e-17), and 2^k is built from its exponent bits. No branch, no call: it vectorises.
+  constexpr double kInvLn2 = 1.4426950408889634;
+  constexpr double kLn2Hi = 0x1.62e42fefa3800p-1, kLn2Lo = 0x1.ef35793c76730p-45;
+  constexpr double kSmallest = -708.0;  // below this e^t < 3.3e-308: flushed to 0
+#pragma omp simd
+  for (arma::uword i = 0; i < count; ++i) {
+    const double t = x[i] - shift;
+    const double tc = std::max(t, kSmallest);  // −∞ (a masked score) and tiny t: a finite k
+    const double k = std::nearbyint(tc * kInvLn2);
+    const double r = (tc - k * kLn2Hi) - k * kLn2Lo;
+    double p = 1.0 / 6227020800.0;  // 1/13!, then Horner down to 1
+    p = p * r + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    const double two_k = bits_as_double(static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023) << 52);
+    x[i] = t < kSmallest ? 0.0 : p * two_k;
+  }
+}
+//! [exp]
 
 //! [streaming]
 StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
@@ -63,25 +122,45 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
     if (allowed_end(mask, i, K.n_rows) == 0)
       throw InputError(fmt::format("query row {} may attend to no key: every key is masked", i));
 
-  const arma::uword n = Q.n_rows, keys = K.n_rows;
-  StreamingAttention result{arma::mat(n, V.n_cols), arma::vec(n)};
+  // A block of rows of a column-major matrix is itself a matrix whose columns lie `n_rows`
+  // apart (its leading dimension): BLAS reads the blocks of K and V in place, uncopied.
+  const arma::uword n = Q.n_rows, keys = K.n_rows, d_k = Q.n_cols, d_v = V.n_cols;
+  arma::mat Z(n, d_v);
+  arma::vec log_sum_exp(n);
   const arma::uword query_blocks = (n + blocks.queries - 1) / blocks.queries;
+  const OneBlasThread one_blas_thread;
 #pragma omp parallel for schedule(dynamic)
   for (arma::uword b = 0; b < query_blocks; ++b) {
-    const arma::uword q0 = b * blocks.queries, q1 = std::min(n, q0 + blocks.queries);
-    const arma::mat Qb = Q.rows(q0, q1 - 1) * scale;       // (bq × d_k), scaled once
-    arma::vec m(q1 - q0, arma::fill::value(kMinusInfinity)), l(q1 - q0, arma::fill::zeros);
-    arma::mat O(q1 - q0, V.n_cols, arma::fill::zeros);
-    const arma::uword last = allowed_end(mask, q1 - 1, keys);  // no row of the block sees past it
-    for (arma::uword k0 = 0; k0 < last; k0 += blocks.keys) {   // wholly masked blocks: skipped
-      const arma::uword k1 = std::min(last, k0 + blocks.keys);
-      update(Qb * K.rows(k0, k1 - 1).t(), q0, k0, V.rows(k0, k1 - 1), mask, keys, m, l, O);
+    const arma::uword q0 = b * blocks.queries, bq = std::min(blocks.queries, n - q0);
+    const arma::mat Qb = scale * Q.rows(q0, q0 + bq - 1);   // (bq × d_k), scaled once
+    arma::vec m(bq, arma::fill::value(kMinusInfinity)), l(bq, arma::fill::zeros);
+    arma::mat O(bq, d_v, arma::fill::zeros), St(blocks.keys, bq);  // St: scores, key × query
+    const arma::uword last = allowed_end(mask, q0 + bq - 1, keys);  // no query here sees past it
+    for (arma::uword k0 = 0; k0 < last; k0 += blocks.keys) {  // wholly masked blocks: skipped
+      const arma::uword bk = std::min(blocks.keys, last - k0);
+      // St = K_block Qbᵀ, (bk × bq): one GEMM
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, bk, bq, d_k, 1.0, K.colptr(0) + k0,
+                  keys, Qb.memptr(), bq, 0.0, St.memptr(), blocks.keys);
+      for (arma::uword c = 0; c < bq; ++c) {
+        double* s = St.colptr(c);
+        const arma::uword end = allowed_end(mask, q0 + c, keys);
+        for (arma::uword j = end > k0 ? end - k0 : 0; j < bk; ++j) s[j] = kMinusInfinity;
+        const double m_new = std::max(m(c), largest(s, bk));
+        if (m_new == kMinusInfinity) continue;               // every key so far masked
+        exp_shifted(s, bk, m_new);                           // s_j ← e^{s_j − m_new}
+        const double alpha = std::exp(m(c) - m_new);         // rescales what came before
+        l(c) = alpha * l(c) + total(s, bk);
+        if (alpha != 1.0) O.row(c) *= alpha;
+        m(c) = m_new;
+      }
+      // O += Stᵀ V_block, (bq × d_v): one GEMM
+      cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, bq, d_v, bk, 1.0, St.memptr(),
+                  blocks.keys, V.colptr(0) + k0, keys, 1.0, O.memptr(), bq);
     }
-    O.each_col() /= l;                                     // divide once, at the end
-    result.output.rows(q0, q1 - 1) = O;
-    result.log_sum_exp.subvec(q0, q1 - 1) = m + arma::log(l);
+    Z.rows(q0, q0 + bq - 1) = O.each_col() / l;            // divide once, at the end
+    log_sum_exp.subvec(q0, q0 + bq - 1) = m + arma::log(l);
   }
-  return result;
+  return {Z, log_sum_exp};
 }
 //! [streaming]
 
@@ -95,12 +174,18 @@ std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const a
                                  shape_of(V)));
   if (block == 0) throw InputError("online_softmax_steps: a block holds at least one key");
   std::vector<OnlineStep> steps;
-  arma::vec m(1, arma::fill::value(kMinusInfinity)), l(1, arma::fill::zeros);
-  arma::mat O(1, V.n_cols, arma::fill::zeros);
+  double m = kMinusInfinity, l = 0.0;
+  arma::rowvec O(V.n_cols, arma::fill::zeros);
   for (arma::uword k0 = 0; k0 < scores.n_elem; k0 += block) {
     const arma::uword k1 = std::min<arma::uword>(scores.n_elem, k0 + block);
-    update(scores.cols(k0, k1 - 1), 0, k0, V.rows(k0, k1 - 1), {}, scores.n_elem, m, l, O);
-    steps.push_back({m(0), l(0), O.row(0)});
+    arma::rowvec e = scores.cols(k0, k1 - 1);
+    const double m_new = std::max(m, e.max());
+    const double alpha = std::exp(m - m_new);
+    exp_shifted(e.memptr(), e.n_elem, m_new);
+    l = alpha * l + arma::accu(e);
+    O = alpha * O + e * V.rows(k0, k1 - 1);
+    m = m_new;
+    steps.push_back({m, l, O});
   }
   return steps;
 }

@@ -10,8 +10,9 @@
 ///     O' = e^{m - m'} O + \sum_j e^{s_j - m'} v_j, \f]
 ///
 /// and at the end the output is \f$O / \ell\f$ (divided once, as FlashAttention-2 does) and the
-/// log-sum-exp of the row's scores is \f$m + \log \ell\f$. Memory is \f$O((n + m)\,d)\f$ plus
-/// one block of scores.
+/// log-sum-exp of the row's scores is \f$m + \log \ell\f$. Beyond its inputs and its output the
+/// pass holds, per thread, one block of queries, scores and outputs: memory \f$O((n + m)\,d)\f$
+/// in all, never \f$O(n\,m)\f$.
 #pragma once
 
 #include <armadillo>
@@ -29,8 +30,8 @@ struct StreamingMask {
 
 /// \brief How the keys and queries are cut into blocks.
 struct StreamingBlocks {
-  arma::uword queries = 64;  ///< query rows per block.
-  arma::uword keys = 128;    ///< key rows per block.
+  arma::uword queries = 128;  ///< query rows per block (a thread's unit of work).
+  arma::uword keys = 256;     ///< key rows per block: the scores, 256 × 128 doubles, fit in L2.
 };
 
 /// \brief What the streaming pass returns.
@@ -45,11 +46,26 @@ struct StreamingAttention {
 /// \param mask which keys each query may attend to; blocks that are wholly masked are skipped.
 /// \param blocks the block sizes.
 /// \return the output and each row's log-sum-exp.
+///
+/// Query blocks run in parallel on OpenMP's threads (`OMP_NUM_THREADS`); while they do,
+/// OpenBLAS is held to one thread, so each thread's GEMMs do not compete for the same cores.
+/// The result does not depend on the number of threads.
 /// \throws ShapeError if the shapes do not fit; InputError on empty or non-finite input, a
 ///         zero block size, or a query that may attend to no key (its row is named).
 StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                                        double scale, const StreamingMask& mask = {},
                                        const StreamingBlocks& blocks = {});
+
+/// \brief \f$x_i \leftarrow e^{x_i - c}\f$ in place: the exponentials of one block of scores,
+///        in a loop the compiler vectorises.
+///
+/// \f$e^t = 2^k e^r\f$ with \f$k = \mathrm{round}(t / \ln 2)\f$, \f$|r| \le \ln(2)/2\f$, and
+/// \f$e^r\f$ from its Taylor series to \f$r^{13}\f$. Within 2 ulp of `std::exp` for
+/// \f$t = x_i - c \ge -708\f$; below that (where \f$e^t < 3.3 \cdot 10^{-308}\f$, and for
+/// \f$t = -\infty\f$, a masked score) the result is 0. Meant for \f$t \le 0\f$, as the online
+/// softmax has it: \f$c\f$ is at least every \f$x_i\f$.
+/// \param x `count` values, overwritten. \param count how many. \param shift \f$c\f$, finite.
+void exp_shifted(double* x, arma::uword count, double shift);
 
 /// \brief One step of the online softmax for one query, for showing the recurrence by hand.
 struct OnlineStep {
