@@ -92,4 +92,10 @@ TEST(MeasureSaturation, RejectsNoProbesAndMismatchedWidths) {
   EXPECT_THROW(attn::measure_saturation({mismatched}), attn::ShapeError);
 }
 
+TEST(RelativeGap, RelativeToTheReferencesLargestEntry) {
+  EXPECT_DOUBLE_EQ(attn::relative_gap(arma::mat{{1.0, 2.0}}, arma::mat{{1.0, 2.5}}), 0.5 / 2.5);
+  EXPECT_DOUBLE_EQ(attn::relative_gap(arma::mat{{0.1, 0.0}}, arma::mat{{0.3, 0.0}}), 0.2);  // absolute
+  EXPECT_THROW(attn::relative_gap(arma::mat(2, 2), arma::mat(2, 3)), attn::ShapeError);
+}
+
 }  // namespace

@@ -125,6 +125,38 @@ TEST(Streaming, OneThreadAndManyGiveTheSameNumbers) {
   EXPECT_TRUE(arma::approx_equal(one, many, "absdiff", 0.0));  // each block is computed alike
 }
 
+TEST(StreamingSchedule, CausalSkipsTheBlocksAboveTheDiagonal) {
+  // 5 queries and 6 keys in blocks of 2 queries and 4 keys: query block 0 (rows 0-1) sees keys
+  // 0-1 only, so key block 1 (keys 4-5) is skipped; rows 4 sees keys 0-4, partly block 1.
+  const arma::umat plan = attn::streaming_schedule(5, 6, {true, 0}, {2, 4});
+  const arma::umat want = {{1, 0}, {1, 0}, {2, 1}};
+  EXPECT_TRUE(arma::approx_equal(plan, want, "absdiff", 0)) << plan;
+  const arma::umat padded = attn::streaming_schedule(3, 10, {false, 5}, {3, 4});
+  EXPECT_TRUE(arma::approx_equal(padded, arma::umat{{2, 1, 0}}, "absdiff", 0)) << padded;
+  EXPECT_TRUE(arma::all(arma::vectorise(attn::streaming_schedule(7, 7, {}, {3, 3})) == 2));
+  EXPECT_THROW(attn::streaming_schedule(0, 3, {}), attn::InputError);
+}
+
+TEST(Merge, TwoHalvesOfTheKeysMakeTheWhole) {
+  const attn_test::Normals draw(91);
+  const arma::mat Q = draw.normal(37, 8), K = draw.normal(50, 8), V = draw.normal(50, 3);
+  const attn::StreamingAttention whole = attn::streaming_attention(Q, K, V, 0.4);
+  const attn::StreamingAttention left = attn::streaming_attention(Q, K.rows(0, 19), V.rows(0, 19), 0.4);
+  const attn::StreamingAttention right = attn::streaming_attention(Q, K.rows(20, 49), V.rows(20, 49), 0.4);
+  const attn::StreamingAttention merged = attn::merge(left, right);
+  EXPECT_LE(relative_gap(merged.output, whole.output), 1e-12);
+  EXPECT_LE(relative_gap(merged.log_sum_exp, whole.log_sum_exp), 1e-12);
+  EXPECT_THROW(attn::merge(left, attn::streaming_attention(Q.rows(0, 3), K, V, 0.4)), attn::ShapeError);
+}
+
+TEST(AttentionMemory, TheFormulasAtTheChaptersSize) {
+  const attn::AttentionMemory m = attn::attention_memory(65536, 65536, 64, 64);
+  EXPECT_EQ(m.reference_grids, 3.0 * 65536.0 * 65536.0 * 8.0);  // 103079.2 MB
+  EXPECT_EQ(m.streaming_data, 4.0 * 65536.0 * 64.0 * 8.0);      // 134.2 MB
+  EXPECT_EQ(m.streaming_block, 128.0 * 256.0 * 8.0);
+  EXPECT_EQ(attn::attention_memory(10, 30, 4, 2, {5, 7}).streaming_data, (40 * 4 + 40 * 2) * 8.0);
+}
+
 TEST(Streaming, ScoresNear700NeitherOverflowNorVanish) {
   const attn_test::Normals draw(51);
   arma::mat Q = draw.normal(9, 2), K = draw.normal(12, 2);

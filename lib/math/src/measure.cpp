@@ -52,4 +52,10 @@ Saturation measure_saturation(const std::vector<Probe>& probes) {
 }
 //! [measure-saturation]
 
+double relative_gap(const arma::mat& ours, const arma::mat& reference) {
+  require_same_rows("relative_gap", "ours", ours, "reference", reference);
+  require_same_cols("relative_gap", "ours", ours, "reference", reference);
+  return arma::abs(ours - reference).max() / std::max(1.0, arma::abs(reference).max());
+}
+
 }  // namespace attn

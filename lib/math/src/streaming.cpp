@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 namespace attn {
 
@@ -104,7 +105,6 @@ void exp_shifted(double* x, arma::uword count, double shift) {
 }
 //! [exp]
 
-//! [streaming]
 StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                                        double scale, const StreamingMask& mask,
                                        const StreamingBlocks& blocks) {
@@ -122,6 +122,7 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
     if (allowed_end(mask, i, K.n_rows) == 0)
       throw InputError(fmt::format("query row {} may attend to no key: every key is masked", i));
 
+  //! [streaming]
   // A block of rows of a column-major matrix is itself a matrix whose columns lie `n_rows`
   // apart (its leading dimension): BLAS reads the blocks of K and V in place, uncopied.
   const arma::uword n = Q.n_rows, keys = K.n_rows, d_k = Q.n_cols, d_v = V.n_cols;
@@ -160,9 +161,52 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
     Z.rows(q0, q0 + bq - 1) = O.each_col() / l;            // divide once, at the end
     log_sum_exp.subvec(q0, q0 + bq - 1) = m + arma::log(l);
   }
-  return {Z, log_sum_exp};
+  return {std::move(Z), std::move(log_sum_exp)};
+  //! [streaming]
 }
-//! [streaming]
+
+AttentionMemory attention_memory(arma::uword n, arma::uword m, arma::uword d_k, arma::uword d_v,
+                                 const StreamingBlocks& blocks) {
+  const double bytes = sizeof(double);
+  return {3.0 * n * m * bytes, ((n + m) * d_k + (m + n) * d_v) * bytes,
+          static_cast<double>(blocks.queries * blocks.keys) * bytes};
+}
+
+//! [merge]
+StreamingAttention merge(const StreamingAttention& a, const StreamingAttention& b) {
+  if (a.output.n_rows != b.output.n_rows || a.output.n_cols != b.output.n_cols ||
+      a.log_sum_exp.n_elem != a.output.n_rows || b.log_sum_exp.n_elem != b.output.n_rows)
+    throw ShapeError(fmt::format("merge: outputs {} and {}, log-sum-exps of {} and {}",
+                                 shape_of(a.output), shape_of(b.output), a.log_sum_exp.n_elem,
+                                 b.log_sum_exp.n_elem));
+  const arma::vec top = arma::max(a.log_sum_exp, b.log_sum_exp);
+  const arma::vec wa = arma::exp(a.log_sum_exp - top), wb = arma::exp(b.log_sum_exp - top);
+  const arma::vec total = wa + wb;  // e^{L − top}
+  arma::mat Z = a.output.each_col() % (wa / total) + b.output.each_col() % (wb / total);
+  return {std::move(Z), top + arma::log(total)};
+}
+//! [merge]
+
+arma::umat streaming_schedule(arma::uword n, arma::uword keys, const StreamingMask& mask,
+                              const StreamingBlocks& blocks) {
+  if (n == 0 || keys == 0 || blocks.queries == 0 || blocks.keys == 0)
+    throw InputError("streaming_schedule: sizes and block sizes must be at least 1");
+  const arma::uword rows = (n + blocks.queries - 1) / blocks.queries;
+  const arma::uword cols = (keys + blocks.keys - 1) / blocks.keys;
+  arma::umat plan(rows, cols);
+  for (arma::uword b = 0; b < rows; ++b) {
+    const arma::uword q0 = b * blocks.queries, q1 = std::min(n, q0 + blocks.queries);
+    const arma::uword first_end = allowed_end(mask, q0, keys), last = allowed_end(mask, q1 - 1, keys);
+    for (arma::uword c = 0; c < cols; ++c) {
+      const arma::uword k0 = c * blocks.keys, k1 = std::min(keys, k0 + blocks.keys);
+      const BlockWork work = k0 >= last       ? BlockWork::skipped
+                             : first_end < k1 ? BlockWork::partly_masked
+                                              : BlockWork::whole;
+      plan(b, c) = static_cast<arma::uword>(work);
+    }
+  }
+  return plan;
+}
 
 std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const arma::mat& V,
                                              arma::uword block) {

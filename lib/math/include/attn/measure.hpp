@@ -72,4 +72,11 @@ struct Saturation {
 /// \throws InputError if \p probes is empty; ShapeError if a query and its keys differ in width.
 Saturation measure_saturation(const std::vector<Probe>& probes);
 
+/// \brief How far \p ours is from \p reference, one number for matrices of any size:
+///        \f$\max_{ij} |a_{ij} - b_{ij}| \,/\, \max(1, \max_{ij} |b_{ij}|)\f$, relative to the
+///        reference's largest entry (absolute when that is below 1).
+/// \param ours,reference matrices of one shape. \return the gap.
+/// \throws ShapeError if the shapes differ.
+double relative_gap(const arma::mat& ours, const arma::mat& reference);
+
 }  // namespace attn

@@ -56,6 +56,48 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
                                        double scale, const StreamingMask& mask = {},
                                        const StreamingBlocks& blocks = {});
 
+/// \brief Bytes of memory, by formula, of attention on `n` queries and `m` keys.
+struct AttentionMemory {
+  /// attend(): the scores, their exponentials and the weights, \f$3\,n\,m\f$ doubles.
+  double reference_grids = 0.0;
+  /// streaming_attention(): Q, K, V and Z, \f$(n + m)\,d_k + (m + n)\,d_v\f$ doubles.
+  double streaming_data = 0.0;
+  /// streaming_attention(), per thread: one block of scores, queries × keys doubles.
+  double streaming_block = 0.0;
+};
+
+/// \brief What attend() and streaming_attention() hold, by formula.
+/// \param n queries. \param m keys. \param d_k,d_v widths. \param blocks the block sizes.
+/// \return the three figures, in bytes.
+AttentionMemory attention_memory(arma::uword n, arma::uword m, arma::uword d_k, arma::uword d_v,
+                                 const StreamingBlocks& blocks = {});
+
+/// \brief Attention over all the keys from attention over two disjoint sets of them: how
+///        several machines, each holding some of the keys, combine their results.
+///
+/// With \f$L = \log(e^{\mathrm{lse}_1} + e^{\mathrm{lse}_2})\f$ per row,
+/// \f$Z = e^{\mathrm{lse}_1 - L} Z_1 + e^{\mathrm{lse}_2 - L} Z_2\f$ and the log-sum-exp is
+/// \f$L\f$: the online softmax's update, applied to two finished parts.
+/// \param a,b the same queries against two sets of keys: outputs `(n × d_v)`, log-sum-exps `(n)`.
+/// \return the queries against both sets.
+/// \throws ShapeError if the two do not have the same shapes.
+StreamingAttention merge(const StreamingAttention& a, const StreamingAttention& b);
+
+/// \brief The work the streaming pass does on one block of keys for one block of queries.
+enum class BlockWork : arma::uword {
+  skipped = 0,         ///< every pair in it is masked: never computed.
+  partly_masked = 1,   ///< computed, with its masked scores set to \f$-\infty\f$.
+  whole = 2,           ///< computed, nothing masked.
+};
+
+/// \brief The plan of a streaming pass: for each block of queries (rows) and block of keys
+///        (columns), the BlockWork done there, as its number.
+/// \param n queries. \param keys keys. \param mask the rule. \param blocks the block sizes.
+/// \return `(⌈n / blocks.queries⌉ × ⌈keys / blocks.keys⌉)`.
+/// \throws InputError if a size or block size is 0.
+arma::umat streaming_schedule(arma::uword n, arma::uword keys, const StreamingMask& mask,
+                              const StreamingBlocks& blocks = {});
+
 /// \brief \f$x_i \leftarrow e^{x_i - c}\f$ in place: the exponentials of one block of scores,
 ///        in a loop the compiler vectorises.
 ///
