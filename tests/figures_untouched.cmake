@@ -39,7 +39,9 @@ endfunction()
 # run(<name> <executable> [args...]): runs a chapter from the repository's root, as the README
 # does; it must exit 0. Its stderr is left in `stderr` for the caller.
 function(run name exe)
-  execute_process(COMMAND "${CHAPTERS}/${exe}" ${ARGN} WORKING_DIRECTORY "${SOURCE}"
+  # A chapter's own options for runs that only watch files (-DFILE_RUN_ARGS_<exe>=a|b).
+  string(REPLACE "|" ";" own "${FILE_RUN_ARGS_${exe}}")
+  execute_process(COMMAND "${CHAPTERS}/${exe}" ${ARGN} ${own} WORKING_DIRECTORY "${SOURCE}"
     OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE code)
   message(STATUS "${exe} ${ARGN}: exit ${code}")
   if(NOT code EQUAL 0)
