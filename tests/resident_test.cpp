@@ -20,8 +20,11 @@ TEST(ResidentMemory, ThePeakFollowsWhatIsTouchedAndAResetStartsItAgain) {
     std::memset(block.get(), 1, kBytes);
     EXPECT_GE(attn::resident_memory().peak, start.now + kBytes * 9 / 10);
   }
-  attn::reset_peak_resident();  // the block is gone: the new peak is what is resident now
-  EXPECT_LT(attn::resident_memory().peak, start.now + kBytes / 2);
+  // The block is freed (AddressSanitizer may still hold its pages): after a reset the peak is
+  // what is resident now, not what it was while the block was in use.
+  attn::reset_peak_resident();
+  const attn::Resident after = attn::resident_memory();
+  EXPECT_LE(after.peak, after.now + (1u << 20));
 }
 
 }  // namespace
