@@ -89,12 +89,13 @@ def timed(run):
 
 # --- the C++ benchmark --------------------------------------------------------------------
 
-def cpp(bench, threads, sizes, big_sizes, repeat):
-    names = "|".join(str(n) for n in big_sizes)
-    pattern = f"^(Gemm|Reference|Streaming)/n:({names})/threads:({'|'.join(map(str, threads))})/"
+def cpp(bench, threads, sizes, repeat):
+    """The C++ benchmark's runs at these sizes and this thread count: the minimum time each."""
+    names = "|".join(str(n) for n in sizes)
+    pattern = f"^(Gemm|Reference|Streaming)/n:({names})/threads:{threads}/"
     out = subprocess.run([str(bench), f"--benchmark_filter={pattern}", "--benchmark_format=json",
                           f"--benchmark_repetitions={repeat}"], check=True, capture_output=True,
-                         text=True, env=env_for(max(threads))).stdout
+                         text=True, env=env_for(threads)).stdout
     best = {}
     for b in json.loads(out)["benchmarks"]:
         if b.get("run_type") != "iteration":
@@ -152,11 +153,15 @@ def plots(rows, out):
                            "set title 'Attention, float64: time against n (log-log)'\n", 2, ""),
         "attention-gflops": ("set ylabel 'GFLOP/s (4 n^2 d flops per call)'\n"
                              "set title 'Achieved rate against the GEMM rate of the same run'\n",
-                             3, "".join(f", {v} with lines lc rgb 'black' dashtype {1 if t == 1 else 2} "
+                             3, "".join(f", {v} with lines lc rgb '#555555' dashtype {1 if t == 1 else 2} "
                                         f"lw 1 title 'GEMM rate, {t} thread{'s' if t > 1 else ''}'"
                                         for t, v in gemm.items())),
-        "attention-memory": ("set logscale y 10\nset ylabel 'MB added at the peak, inputs excluded'\n"
-                             "set title 'Memory a call needs beyond its inputs, against n'\n", 4, ""),
+        "attention-memory": ("set logscale y 10\nset ylabel 'MB added at the peak, inputs excluded "
+                             "(0.1: none)'\nset title 'Memory a call needs beyond its inputs, "
+                             "against n'\n", 4,
+                             f", 3 * x**2 * 8 / 1e6 with lines lc rgb '#555555' dashtype 2 title "
+                             f"'3 n^2 doubles (the grids)', x * {D} * 8 / 1e6 with lines "
+                             f"lc rgb '#555555' dashtype 3 title 'n d doubles (the output)'"),
     }
     for name, (setup, column, extra) in figures.items():
         curves = ", ".join(
@@ -190,6 +195,42 @@ def table(rows, sizes):
     return lines, gemm1
 
 
+def measure(args):
+    """Every contender, side by side: for each thread count, the Python contenders in a fresh
+    process (OpenBLAS reads its thread count at start), then the C++ benchmark."""
+    rows = []
+    streaming = sorted(set(args.sizes) | {n for n in (2 ** k for k in range(8, 15))
+                                          if args.sizes[0] <= n <= args.streaming_up_to})
+    for threads in args.threads:
+        print(f"compare: Python contenders, {threads} thread(s)", file=sys.stderr)
+        run = subprocess.run([sys.executable, __file__, "--worker", str(threads), "--repeat",
+                              str(args.repeat), "--sizes", *map(str, args.sizes)],
+                             check=True, capture_output=True, text=True, env=env_for(threads))
+        rows += [json.loads(line) for line in run.stdout.splitlines()]
+        print(f"compare: C++ benchmark, {threads} thread(s)", file=sys.stderr)
+        rows += cpp(args.bench, threads, sorted(set(streaming) | {2048}), args.repeat)
+    return rows
+
+
+def write_csv(path, heading, rows):
+    with open(path, "w", newline="") as f:
+        f.write(f"# {heading}\n")
+        w = csv.writer(f)
+        w.writerow(["contender", "threads", "n", "seconds", "gflops", "added_mb"])
+        for r in sorted(rows, key=lambda r: (r["contender"], r["threads"], r["n"])):
+            w.writerow([r["contender"], r["threads"], r["n"], f"{r['seconds']:.6g}",
+                        f"{gflops(r):.4g}", f"{r['added_mb']:.1f}"])
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        heading = f.readline()[2:].strip()
+        rows = [{"contender": r["contender"], "threads": int(r["threads"]), "n": int(r["n"]),
+                 "seconds": float(r["seconds"]), "added_mb": float(r["added_mb"])}
+                for r in csv.DictReader(f)]
+    return heading, rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048, 4096, 8192])
@@ -199,6 +240,8 @@ def main():
     ap.add_argument("--bench", default=str(ROOT / "build" / "bench" / "attention_bench"))
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     ap.add_argument("--readme", help="README to update between its performance markers")
+    ap.add_argument("--from-csv", action="store_true",
+                    help="measure nothing: redraw the figures and the table from OUT/attention.csv")
     ap.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -206,28 +249,16 @@ def main():
 
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for threads in args.threads:  # a fresh process per thread count: OpenBLAS reads it at start
-        print(f"compare: Python contenders, {threads} thread(s)", file=sys.stderr)
-        run = subprocess.run([sys.executable, __file__, "--worker", str(threads), "--repeat",
-                              str(args.repeat), "--sizes", *map(str, args.sizes)],
-                             check=True, capture_output=True, text=True, env=env_for(threads))
-        rows += [json.loads(line) for line in run.stdout.splitlines()]
-        print(f"compare: C++ benchmark, {threads} thread(s)", file=sys.stderr)
-        big = sorted(set(args.sizes) | {n for n in (2 ** k for k in range(8, 15))
-                                        if args.sizes[0] <= n <= args.streaming_up_to})
-        rows += cpp(args.bench, [threads], args.sizes[:1] + big + [2048], big + [2048], args.repeat)
-    with open(out / "attention.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["contender", "threads", "n", "seconds", "gflops", "added_mb"])
-        for r in sorted(rows, key=lambda r: (r["contender"], r["threads"], r["n"])):
-            w.writerow([r["contender"], r["threads"], r["n"], f"{r['seconds']:.6g}",
-                        f"{gflops(r):.4g}", f"{r['added_mb']:.1f}"])
+    if args.from_csv:
+        heading, rows = read_csv(out / "attention.csv")
+    else:
+        rows = measure(args)
+        heading = f"Measured on {machine()}; d = 64, float64, minimum of {args.repeat} runs."
+        write_csv(out / "attention.csv", heading, rows)
     plots(rows, out)
-    sizes = sorted({r["n"] for r in rows if r["contender"] == "C++ streaming"})
-    lines, gemm1 = table(rows, sizes)
-    text = "\n".join([f"Measured on {machine()}; d = 64, float64, minimum of {args.repeat} runs; "
-                      f"GEMM rate in the same run: {gemm1:.1f} GFLOP/s on one thread.", ""] + lines)
+    lines, gemm1 = table(rows, sorted({r["n"] for r in rows if r["contender"] == "C++ streaming"}))
+    text = "\n".join([f"{heading} GEMM rate in the same run: {gemm1:.1f} GFLOP/s on one thread.",
+                      ""] + lines)
     print(text)
     if args.readme:
         readme = pathlib.Path(args.readme)
