@@ -103,6 +103,17 @@ TEST(ExpShifted, WithinTwoUlpOfStdExp) {
   }
 }
 
+TEST(ExpShifted, LargeAndNotANumberAsDocumented) {
+  std::vector<double> x = {709.0, 709.5, std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN(), 1.0};
+  attn::exp_shifted(x.data(), x.size(), 0.0);
+  EXPECT_NEAR(x[0], std::exp(709.0), 2e-16 * std::exp(709.0));
+  EXPECT_EQ(x[1], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(x[2], std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(x[3]));
+  EXPECT_NEAR(x[4], std::exp(1.0), 4.5e-16 * std::exp(1.0));
+}
+
 TEST(ExpShifted, MaskedAndTinyScoresGiveExactlyZero) {
   std::vector<double> x = {-std::numeric_limits<double>::infinity(), -708.5, -745.2, -1e308, 0.0};
   attn::exp_shifted(x.data(), x.size(), 0.0);

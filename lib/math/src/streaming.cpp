@@ -17,7 +17,8 @@ namespace attn {
 
 namespace {
 
-constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kMinusInfinity = -kInfinity;
 
 // The last key query `row` may attend to, plus one (0 if none).
 arma::uword allowed_end(const StreamingMask& mask, arma::uword row, arma::uword keys) {
@@ -42,7 +43,8 @@ class OneBlasThread {
 // An integer's bits read as a double (std::bit_cast in C++20).
 double bits_as_double(std::uint64_t b) { return __builtin_bit_cast(double, b); }
 
-// The largest of `count` values (−∞ if every one is), kept in eight lanes that vectorise.
+// The largest of `count` values (−∞ if every one is), kept as eight running maxima so that the
+// comparisons overlap instead of each waiting for the one before.
 __attribute__((target_clones("arch=x86-64-v4", "default")))
 double largest(const double* x, arma::uword count) {
   constexpr arma::uword kLanes = 8;
@@ -55,7 +57,7 @@ double largest(const double* x, arma::uword count) {
   return *std::max_element(lane, lane + kLanes);
 }
 
-// The sum of `count` values, in eight lanes that run side by side.
+// The sum of `count` values, as eight running sums, for the same reason.
 __attribute__((target_clones("arch=x86-64-v4", "default")))
 double total(const double* x, arma::uword count) {
   constexpr arma::uword kLanes = 8;
@@ -79,10 +81,12 @@ void exp_shifted(double* x, arma::uword count, double shift) {
   constexpr double kInvLn2 = 1.4426950408889634;
   constexpr double kLn2Hi = 0x1.62e42fefa3800p-1, kLn2Lo = 0x1.ef35793c76730p-45;
   constexpr double kSmallest = -708.0;  // below this e^t < 3.3e-308: flushed to 0
+  constexpr double kLargest = 709.0;    // above this 2^k would not fit: +∞
 #pragma omp simd
   for (arma::uword i = 0; i < count; ++i) {
     const double t = x[i] - shift;
-    const double tc = std::max(t, kSmallest);  // −∞ (a masked score) and tiny t: a finite k
+    // t clamped to [kSmallest, kLargest], so that k is always a small integer (NaN too).
+    const double tc = t > kSmallest ? (t < kLargest ? t : kLargest) : kSmallest;
     const double k = std::nearbyint(tc * kInvLn2);
     const double r = (tc - k * kLn2Hi) - k * kLn2Lo;
     double p = 1.0 / 6227020800.0;  // 1/13!, then Horner down to 1
@@ -99,8 +103,9 @@ void exp_shifted(double* x, arma::uword count, double shift) {
     p = p * r + 0.5;
     p = p * r + 1.0;
     p = p * r + 1.0;
-    const double two_k = bits_as_double(static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023) << 52);
-    x[i] = t < kSmallest ? 0.0 : p * two_k;
+    const auto biased = static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023);
+    const double e = p * bits_as_double(biased << 52);  // e^r · 2^k
+    x[i] = t >= kSmallest ? (t <= kLargest ? e : kInfinity) : (t < kSmallest ? 0.0 : t);  // NaN: NaN
   }
 }
 //! [exp]

@@ -49,7 +49,8 @@ struct StreamingAttention {
 ///
 /// Query blocks run in parallel on OpenMP's threads (`OMP_NUM_THREADS`); while they do,
 /// OpenBLAS is held to one thread, so each thread's GEMMs do not compete for the same cores.
-/// The result does not depend on the number of threads.
+/// (OpenBLAS's thread count is process-wide: it is set back when the call returns.) The result
+/// does not depend on the number of threads.
 /// \throws ShapeError if the shapes do not fit; InputError on empty or non-finite input, a
 ///         zero block size, or a query that may attend to no key (its row is named).
 StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
@@ -102,11 +103,12 @@ arma::umat streaming_schedule(arma::uword n, arma::uword keys, const StreamingMa
 ///        in a loop the compiler vectorises.
 ///
 /// \f$e^t = 2^k e^r\f$ with \f$k = \mathrm{round}(t / \ln 2)\f$, \f$|r| \le \ln(2)/2\f$, and
-/// \f$e^r\f$ from its Taylor series to \f$r^{13}\f$. Within 2 ulp of `std::exp` for
-/// \f$t = x_i - c \ge -708\f$; below that (where \f$e^t < 3.3 \cdot 10^{-308}\f$, and for
-/// \f$t = -\infty\f$, a masked score) the result is 0. Meant for \f$t \le 0\f$, as the online
-/// softmax has it: \f$c\f$ is at least every \f$x_i\f$.
-/// \param x `count` values, overwritten. \param count how many. \param shift \f$c\f$, finite.
+/// \f$e^r\f$ from its Taylor series to \f$r^{13}\f$. For \f$t = x_i - c\f$ in
+/// \f$[-708, 709]\f$ the result is within 2 ulp of `std::exp`. Below \f$-708\f$ (where
+/// \f$e^t < 3.3 \cdot 10^{-308}\f$), and for \f$t = -\infty\f$, a masked score, it is 0; above
+/// 709 it is \f$+\infty\f$; NaN stays NaN. The online softmax calls it with \f$c\f$ at least
+/// every \f$x_i\f$, so \f$t \le 0\f$ there.
+/// \param x `count` values, overwritten. \param count how many. \param shift \f$c\f$.
 void exp_shifted(double* x, arma::uword count, double shift);
 
 /// \brief One step of the online softmax for one query, for showing the recurrence by hand.
