@@ -206,6 +206,15 @@ TEST(KVCache, DecodingStepByStepIsFullCausalAttentionRowByRow) {
   }
 }
 
+TEST(KVCache, ScoresNear700NeitherOverflowNorVanish) {
+  attn::KVCache cache(1, 1);
+  cache.append(arma::rowvec{30.0}, arma::rowvec{1.0});
+  cache.append(arma::rowvec{29.9}, arma::rowvec{3.0});
+  const arma::rowvec z = cache.attend(arma::rowvec{25.0}, 1.0);  // scores 750 and 747.5
+  const double w = 1.0 / (1.0 + std::exp(-2.5));                  // the first key's weight
+  EXPECT_NEAR(z(0), w * 1.0 + (1.0 - w) * 3.0, 1e-12);
+}
+
 TEST(KVCache, RefusesWhatDoesNotFit) {
   attn::KVCache cache(2, 3);
   EXPECT_THROW(cache.attend(arma::rowvec{1.0, 2.0}, 1.0), attn::InputError);
