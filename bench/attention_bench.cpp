@@ -89,7 +89,7 @@ void Sizes(benchmark::internal::Benchmark* b, long largest) {
 
 BENCHMARK(Gemm)->Args({2048, 1})->Args({2048, 2})->ArgNames({"n", "threads"})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(Reference)->Apply([](benchmark::internal::Benchmark* b) { Sizes(b, 4096); });
+BENCHMARK(Reference)->Apply([](benchmark::internal::Benchmark* b) { Sizes(b, 16384); });
 BENCHMARK(Streaming)->Apply([](benchmark::internal::Benchmark* b) { Sizes(b, 16384); });
 
 }  // namespace

@@ -89,10 +89,12 @@ def timed(run):
 
 # --- the C++ benchmark --------------------------------------------------------------------
 
-def cpp(bench, threads, sizes, repeat):
+def cpp(bench, threads, sizes, reference_sizes, repeat):
     """The C++ benchmark's runs at these sizes and this thread count: the minimum time each."""
-    names = "|".join(str(n) for n in sizes)
-    pattern = f"^(Gemm|Reference|Streaming)/n:({names})/threads:{threads}/"
+    def names(ns):
+        return "|".join(str(n) for n in ns)
+    pattern = (f"^((Gemm|Streaming)/n:({names(sizes)})|Reference/n:({names(reference_sizes)}))"
+               f"/threads:{threads}/")
     out = subprocess.run([str(bench), f"--benchmark_filter={pattern}", "--benchmark_format=json",
                           f"--benchmark_repetitions={repeat}"], check=True, capture_output=True,
                          text=True, env=env_for(threads)).stdout
@@ -208,7 +210,8 @@ def measure(args):
                              check=True, capture_output=True, text=True, env=env_for(threads))
         rows += [json.loads(line) for line in run.stdout.splitlines()]
         print(f"compare: C++ benchmark, {threads} thread(s)", file=sys.stderr)
-        rows += cpp(args.bench, threads, sorted(set(streaming) | {2048}), args.repeat)
+        rows += cpp(args.bench, threads, sorted(set(streaming) | {2048}),
+                    [n for n in args.sizes if n <= args.reference_up_to], args.repeat)
     return rows
 
 
@@ -235,6 +238,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024, 2048, 4096, 8192])
     ap.add_argument("--streaming-up-to", type=int, default=16384)
+    ap.add_argument("--reference-up-to", type=int, default=8192,
+                    help="the C++ reference's largest n (at 16384 its grids take 6.4 GB)")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--bench", default=str(ROOT / "build" / "bench" / "attention_bench"))

@@ -39,8 +39,8 @@ endfunction()
 # run(<name> <executable> [args...]): runs a chapter from the repository's root, as the README
 # does; it must exit 0. Its stderr is left in `stderr` for the caller.
 function(run name exe)
-  # A chapter's own options for runs that only watch files (-DFILE_RUN_ARGS_<exe>=a|b).
-  string(REPLACE "|" ";" own "${FILE_RUN_ARGS_${exe}}")
+  # A chapter's QUICK_ARGS (add_chapter), for runs that only watch files (-DQUICK_ARGS_<exe>=a|b).
+  string(REPLACE "|" ";" own "${QUICK_ARGS_${exe}}")
   execute_process(COMMAND "${CHAPTERS}/${exe}" ${ARGN} ${own} WORKING_DIRECTORY "${SOURCE}"
     OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE code)
   message(STATUS "${exe} ${ARGN}: exit ${code}")
