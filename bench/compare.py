@@ -90,14 +90,17 @@ def timed(run):
 # --- the C++ benchmark --------------------------------------------------------------------
 
 def cpp(bench, threads, sizes, reference_sizes, repeat):
-    """The C++ benchmark's runs at these sizes and this thread count: the minimum time each."""
+    """The C++ benchmark's runs at these sizes and thread counts, in one process, repetitions
+    interleaved at random so that a noisy spell hits every contender alike: the minimum time
+    of each. (The benchmark sets OpenMP's and OpenBLAS's thread counts itself, per run.)"""
     def names(ns):
         return "|".join(str(n) for n in ns)
     pattern = (f"^((Gemm|Streaming)/n:({names(sizes)})|Reference/n:({names(reference_sizes)}))"
-               f"/threads:{threads}/")
+               f"/threads:({names(threads)})/")
     out = subprocess.run([str(bench), f"--benchmark_filter={pattern}", "--benchmark_format=json",
-                          f"--benchmark_repetitions={repeat}"], check=True, capture_output=True,
-                         text=True, env=env_for(threads)).stdout
+                          f"--benchmark_repetitions={repeat}",
+                          "--benchmark_enable_random_interleaving=true"], check=True,
+                         capture_output=True, text=True, env=env_for(max(threads))).stdout
     best = {}
     for b in json.loads(out)["benchmarks"]:
         if b.get("run_type") != "iteration":
@@ -199,7 +202,8 @@ def table(rows, sizes):
 
 def measure(args):
     """Every contender, side by side: for each thread count, the Python contenders in a fresh
-    process (OpenBLAS reads its thread count at start), then the C++ benchmark."""
+    process (OpenBLAS reads its thread count at start); then the C++ benchmark, at least five
+    repetitions of each run since they are cheap."""
     rows = []
     streaming = sorted(set(args.sizes) | {n for n in (2 ** k for k in range(8, 15))
                                           if args.sizes[0] <= n <= args.streaming_up_to})
@@ -209,9 +213,9 @@ def measure(args):
                               str(args.repeat), "--sizes", *map(str, args.sizes)],
                              check=True, capture_output=True, text=True, env=env_for(threads))
         rows += [json.loads(line) for line in run.stdout.splitlines()]
-        print(f"compare: C++ benchmark, {threads} thread(s)", file=sys.stderr)
-        rows += cpp(args.bench, threads, sorted(set(streaming) | {2048}),
-                    [n for n in args.sizes if n <= args.reference_up_to], args.repeat)
+    print(f"compare: C++ benchmark, {' and '.join(map(str, args.threads))} thread(s)", file=sys.stderr)
+    rows += cpp(args.bench, args.threads, sorted(set(streaming) | {2048}),
+                [n for n in args.sizes if n <= args.reference_up_to], max(args.repeat, 5))
     return rows
 
 
@@ -258,7 +262,8 @@ def main():
         heading, rows = read_csv(out / "attention.csv")
     else:
         rows = measure(args)
-        heading = f"Measured on {machine()}; d = 64, float64, minimum of {args.repeat} runs."
+        heading = (f"Measured on {machine()}; d = 64, float64, minimum of {args.repeat} runs "
+                   f"(C++: of {max(args.repeat, 5)}).")
         write_csv(out / "attention.csv", heading, rows)
     plots(rows, out)
     lines, gemm1 = table(rows, sorted({r["n"] for r in rows if r["contender"] == "C++ streaming"}))
