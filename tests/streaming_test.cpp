@@ -3,6 +3,7 @@
 // recurrence worked by hand.
 #include <attn/attention.hpp>
 #include <attn/mask.hpp>
+#include <attn/measure.hpp>
 #include <attn/streaming.hpp>
 #include <attn/validate.hpp>
 
@@ -19,10 +20,7 @@
 
 namespace {
 
-// Largest |a − b| relative to the largest |b|, so outputs of any size compare alike.
-double relative_gap(const arma::mat& a, const arma::mat& b) {
-  return arma::abs(a - b).max() / std::max(1.0, arma::abs(b).max());
-}
+using attn::relative_gap;  // |a − b| relative to the largest |b|: outputs of any size alike
 
 TEST(OnlineSoftmax, TheWorkedRecurrence) {
   const arma::rowvec scores = {1.0, 3.0, 2.0, 5.0};

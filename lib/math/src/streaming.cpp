@@ -69,6 +69,20 @@ double total(const double* x, arma::uword count) {
   return std::accumulate(lane, lane + kLanes, 0.0);
 }
 
+// One online-softmax step for one query and one block of its scores `s`:
+// m ← max(m, max_j s_j), s_j ← e^{s_j − m}, ℓ ← e^{m_old − m} ℓ + Σ_j s_j. Returns e^{m_old − m},
+// the factor that rescales what was accumulated against the old maximum.
+//! [online-update]
+double online_update(double* s, arma::uword count, double& m, double& l) {
+  const double m_new = std::max(m, largest(s, count));
+  exp_shifted(s, count, m_new);
+  const double alpha = std::exp(m - m_new);  // 0 on the first block, where m = −∞
+  l = alpha * l + total(s, count);
+  m = m_new;
+  return alpha;
+}
+//! [online-update]
+
 }  // namespace
 
 //! [exp]
@@ -123,9 +137,6 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
   require_same_rows("output = W V", "K", K, "V", V);
   if (blocks.queries == 0 || blocks.keys == 0)
     throw InputError("streaming_attention: blocks must hold at least one query and one key");
-  for (arma::uword i = 0; i < Q.n_rows; ++i)
-    if (allowed_end(mask, i, K.n_rows) == 0)
-      throw InputError(fmt::format("query row {} may attend to no key: every key is masked", i));
 
   //! [streaming]
   // A block of rows of a column-major matrix is itself a matrix whose columns lie `n_rows`
@@ -151,13 +162,10 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
         double* s = St.colptr(c);
         const arma::uword end = allowed_end(mask, q0 + c, keys);
         for (arma::uword j = end > k0 ? end - k0 : 0; j < bk; ++j) s[j] = kMinusInfinity;
-        const double m_new = std::max(m(c), largest(s, bk));
-        if (m_new == kMinusInfinity) continue;               // every key so far masked
-        exp_shifted(s, bk, m_new);                           // s_j ← e^{s_j − m_new}
-        const double alpha = std::exp(m(c) - m_new);         // rescales what came before
-        l(c) = alpha * l(c) + total(s, bk);
+        // Every query may see key 0 (a mask allows a prefix of the keys), so the first block
+        // gives each query a finite maximum.
+        const double alpha = online_update(s, bk, m(c), l(c));  // s_j ← e^{s_j − m}
         if (alpha != 1.0) O.row(c) *= alpha;
-        m(c) = m_new;
       }
       // O += Stᵀ V_block, (bq × d_v): one GEMM
       cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, bq, d_v, bk, 1.0, St.memptr(),
@@ -186,9 +194,9 @@ StreamingAttention merge(const StreamingAttention& a, const StreamingAttention& 
                                  b.log_sum_exp.n_elem));
   const arma::vec top = arma::max(a.log_sum_exp, b.log_sum_exp);
   const arma::vec wa = arma::exp(a.log_sum_exp - top), wb = arma::exp(b.log_sum_exp - top);
-  const arma::vec total = wa + wb;  // e^{L − top}
-  arma::mat Z = a.output.each_col() % (wa / total) + b.output.each_col() % (wb / total);
-  return {std::move(Z), top + arma::log(total)};
+  const arma::vec both = wa + wb;  // e^{L − top}
+  arma::mat Z = a.output.each_col() % (wa / both) + b.output.each_col() % (wb / both);
+  return {std::move(Z), top + arma::log(both)};
 }
 //! [merge]
 
@@ -228,12 +236,8 @@ std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const a
   for (arma::uword k0 = 0; k0 < scores.n_elem; k0 += block) {
     const arma::uword k1 = std::min<arma::uword>(scores.n_elem, k0 + block);
     arma::rowvec e = scores.cols(k0, k1 - 1);
-    const double m_new = std::max(m, e.max());
-    const double alpha = std::exp(m - m_new);
-    exp_shifted(e.memptr(), e.n_elem, m_new);
-    l = alpha * l + arma::accu(e);
+    const double alpha = online_update(e.memptr(), e.n_elem, m, l);  // e_j ← e^{s_j − m}
     O = alpha * O + e * V.rows(k0, k1 - 1);
-    m = m_new;
     steps.push_back({m, l, O});
   }
   return steps;

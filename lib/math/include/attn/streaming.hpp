@@ -51,8 +51,9 @@ struct StreamingAttention {
 /// OpenBLAS is held to one thread, so each thread's GEMMs do not compete for the same cores.
 /// (OpenBLAS's thread count is process-wide: it is set back when the call returns.) The result
 /// does not depend on the number of threads.
-/// \throws ShapeError if the shapes do not fit; InputError on empty or non-finite input, a
-///         zero block size, or a query that may attend to no key (its row is named).
+/// \throws ShapeError if the shapes do not fit; InputError on empty or non-finite input or a
+///         zero block size. (A StreamingMask always lets every query see key 0, so no row can
+///         be left with no key, as a grid mask can.)
 StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                                        double scale, const StreamingMask& mask = {},
                                        const StreamingBlocks& blocks = {});
