@@ -1,0 +1,60 @@
+/// \file
+/// \brief The layers a transformer block adds around attention (chapter 10): layer norm and
+///        the cross-entropy of the next token, each with its backward pass.
+#pragma once
+
+#include <armadillo>
+
+namespace attn {
+
+/// \brief What layer_norm() computes, with what its backward pass needs.
+struct LayerNorm {
+  arma::mat y;         ///< `(n × d)`: \f$y = \gamma \odot \hat{x} + \beta\f$ row by row.
+  arma::mat x_hat;     ///< `(n × d)`: \f$\hat{x} = (x - \mu) / \sigma\f$.
+  arma::vec inv_std;   ///< `(n)`: \f$1/\sigma = 1/\sqrt{\mathrm{var}(x) + \epsilon}\f$ per row.
+};
+
+/// \brief Layer norm of each row, as PyTorch's `nn.LayerNorm(d)` computes it:
+///        \f$\mu = \frac{1}{d}\sum_j x_j\f$, \f$\sigma^2 = \frac{1}{d}\sum_j (x_j - \mu)^2\f$ (the
+///        biased variance), \f$y = \gamma \odot (x - \mu)/\sqrt{\sigma^2 + \epsilon} + \beta\f$.
+/// \param x `(n × d)`. \param gamma,beta `(1 × d)`. \param eps PyTorch's default, 1e-5.
+/// \return \f$y\f$ and what the backward pass reuses.
+/// \throws ShapeError if \p gamma or \p beta is not `(1 × d)`; InputError on empty or
+///         non-finite input, or \p eps not positive.
+LayerNorm layer_norm(const arma::mat& x, const arma::rowvec& gamma, const arma::rowvec& beta,
+                     double eps = 1e-5);
+
+/// \brief The gradients of a loss through layer_norm().
+struct LayerNormGradients {
+  arma::mat dx;          ///< `(n × d)`.
+  arma::rowvec dgamma;   ///< `(1 × d)`: \f$\sum_i \partial L/\partial y_i \odot \hat{x}_i\f$.
+  arma::rowvec dbeta;    ///< `(1 × d)`: \f$\sum_i \partial L/\partial y_i\f$.
+};
+
+/// \brief The backward pass of layer_norm(): with \f$g = \gamma \odot \partial L/\partial y\f$
+///        for one row,
+///        \f[ \frac{\partial L}{\partial x} = \frac{1}{\sigma}\Bigl(g - \overline{g} -
+///            \hat{x}\,\overline{g \odot \hat{x}}\Bigr), \f]
+///        the bars being means over the row's \f$d\f$ entries.
+/// \param forward what layer_norm() returned. \param gamma `(1 × d)`.
+/// \param dy `(n × d)`: \f$\partial L/\partial y\f$.
+/// \return the three gradients.
+/// \throws ShapeError if \p dy or \p gamma does not fit \p forward.
+LayerNormGradients layer_norm_backward(const LayerNorm& forward, const arma::rowvec& gamma,
+                                       const arma::mat& dy);
+
+/// \brief The mean cross-entropy of the next token and its gradient.
+struct CrossEntropy {
+  double loss = 0.0;    ///< \f$-\frac{1}{n}\sum_i \log \mathrm{softmax}(z_i)_{t_i}\f$.
+  arma::mat dlogits;    ///< `(n × V)`: \f$(\mathrm{softmax}(z_i) - e_{t_i}) / n\f$.
+};
+
+/// \brief Cross-entropy of logits against target tokens, as PyTorch's `F.cross_entropy`
+///        computes it (mean over the rows), with its gradient.
+/// \param logits `(n × V)`. \param targets `(n)`, each in `[0, V)`.
+/// \return the loss and \f$\partial L/\partial z\f$.
+/// \throws ShapeError if the counts differ; InputError on a target outside the vocabulary
+///         (its row and value are named), empty or non-finite logits.
+CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets);
+
+}  // namespace attn

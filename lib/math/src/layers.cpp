@@ -1,0 +1,73 @@
+#include "attn/layers.hpp"
+
+#include "attn/softmax.hpp"
+#include "attn/validate.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace attn {
+
+LayerNorm layer_norm(const arma::mat& x, const arma::rowvec& gamma, const arma::rowvec& beta,
+                     double eps) {
+  require_nonempty("x", x);
+  require_finite("x", x);
+  if (gamma.n_elem != x.n_cols || beta.n_elem != x.n_cols)
+    throw ShapeError(fmt::format("layer_norm: x {} needs gamma and beta of {}, not {} and {}",
+                                 shape_of(x), x.n_cols, gamma.n_elem, beta.n_elem));
+  if (!(eps > 0.0)) throw InputError(fmt::format("layer_norm: eps must be positive, not {}", eps));
+  //! [layer-norm]
+  const arma::vec mean = arma::mean(x, 1);
+  const arma::mat centred = x.each_col() - mean;
+  const arma::vec variance = arma::mean(arma::square(centred), 1);  // biased, as PyTorch's
+  const arma::vec inv_std = 1.0 / arma::sqrt(variance + eps);
+  const arma::mat x_hat = centred.each_col() % inv_std;
+  arma::mat y = x_hat.each_row() % gamma;
+  y.each_row() += beta;
+  //! [layer-norm]
+  return {std::move(y), x_hat, inv_std};
+}
+
+LayerNormGradients layer_norm_backward(const LayerNorm& forward, const arma::rowvec& gamma,
+                                       const arma::mat& dy) {
+  if (dy.n_rows != forward.x_hat.n_rows || dy.n_cols != forward.x_hat.n_cols ||
+      gamma.n_elem != dy.n_cols)
+    throw ShapeError(fmt::format("layer_norm_backward: dy {} against x {} and gamma of {}",
+                                 shape_of(dy), shape_of(forward.x_hat), gamma.n_elem));
+  //! [layer-norm-backward]
+  const arma::mat g = dy.each_row() % gamma;                       // dL/dx_hat
+  const arma::vec g_mean = arma::mean(g, 1);
+  const arma::vec gx_mean = arma::mean(g % forward.x_hat, 1);
+  arma::mat dx = g.each_col() - g_mean;
+  dx -= forward.x_hat.each_col() % gx_mean;
+  dx.each_col() %= forward.inv_std;
+  //! [layer-norm-backward]
+  return {std::move(dx), arma::sum(dy % forward.x_hat, 0), arma::sum(dy, 0)};
+}
+
+CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets) {
+  require_nonempty("logits", logits);
+  require_finite("logits", logits);
+  if (targets.n_elem != logits.n_rows)
+    throw ShapeError(fmt::format("cross_entropy: {} targets for logits {}", targets.n_elem,
+                                 shape_of(logits)));
+  for (arma::uword i = 0; i < targets.n_elem; ++i)
+    if (targets(i) >= logits.n_cols)
+      throw InputError(fmt::format("cross_entropy: target {} of row {} is outside a vocabulary "
+                                   "of {}", targets(i), i, logits.n_cols));
+  //! [cross-entropy]
+  arma::mat p = softmax_rows(logits);
+  double loss = 0.0;
+  for (arma::uword i = 0; i < targets.n_elem; ++i) {
+    const arma::rowvec z = logits.row(i);
+    const double lse = z.max() + std::log(arma::accu(arma::exp(z - z.max())));
+    loss += lse - z(targets(i));   // −log softmax(z)_t, without forming the log of a tiny p
+    p(i, targets(i)) -= 1.0;
+  }
+  const double n = static_cast<double>(targets.n_elem);
+  //! [cross-entropy]
+  return {loss / n, p / n};
+}
+
+}  // namespace attn
