@@ -80,4 +80,46 @@ TEST(CrossEntropy, RefusesATargetOutsideTheVocabulary) {
   EXPECT_THROW(attn::cross_entropy(arma::mat(2, 4), {1}), attn::ShapeError);
 }
 
+TEST(Gelu, ZeroAtZeroAndGeluOfXMinusGeluOfMinusXIsX) {
+  const arma::mat x = {{-3.0, -1.0, -0.25, 0.0, 0.5, 2.0, 7.0}};
+  const arma::mat g = attn::gelu(x), h = attn::gelu(-x);
+  EXPECT_EQ(attn::gelu(arma::mat(1, 1, arma::fill::zeros))(0, 0), 0.0);
+  EXPECT_LE(arma::abs(g - h - x).max(), 1e-15);  // x Φ(x) + x Φ(−x) = x
+}
+
+TEST(FeedForward, BackwardMatchesFiniteDifferences) {
+  const attn_test::Normals draw(104);
+  const arma::mat x = draw.normal(5, 4), w = draw.normal(5, 4);  // L = sum(w ∘ y)
+  attn::FeedForwardWeights W{draw.normal(4, 8), draw.normal(1, 8), draw.normal(8, 4), draw.normal(1, 4)};
+  const attn::FeedForwardGradients g = attn::feed_forward_backward(x, W, attn::feed_forward(x, W), w);
+  const auto through = [&](attn::FeedForwardWeights V, const arma::mat& v) {
+    return arma::accu(w % attn::feed_forward(v, V).y);
+  };
+  EXPECT_LE(attn::check_gradient([&](const arma::mat& v) { return through(W, v); }, x, g.dx).max_relative_error, 1e-7);
+  const auto check = [&](arma::mat attn::FeedForwardWeights::*member, const arma::mat& analytic) {
+    return attn::check_gradient([&](const arma::mat& v) {
+      attn::FeedForwardWeights V = W;
+      V.*member = v;
+      return through(V, x);
+    }, W.*member, analytic).max_relative_error;
+  };
+  EXPECT_LE(check(&attn::FeedForwardWeights::W1, g.dW.W1), 1e-7);
+  EXPECT_LE(check(&attn::FeedForwardWeights::W2, g.dW.W2), 1e-7);
+  const auto check_row = [&](arma::rowvec attn::FeedForwardWeights::*member, const arma::rowvec& analytic) {
+    return attn::check_gradient([&](const arma::mat& v) {
+      attn::FeedForwardWeights V = W;
+      V.*member = v;
+      return through(V, x);
+    }, W.*member, analytic).max_relative_error;
+  };
+  EXPECT_LE(check_row(&attn::FeedForwardWeights::b1, g.dW.b1), 1e-7);
+  EXPECT_LE(check_row(&attn::FeedForwardWeights::b2, g.dW.b2), 1e-7);
+}
+
+TEST(FeedForward, RefusesWeightsThatDoNotFit) {
+  const arma::mat x(3, 4, arma::fill::ones);
+  const attn::FeedForwardWeights W{arma::mat(5, 8), arma::rowvec(8), arma::mat(8, 4), arma::rowvec(4)};
+  EXPECT_THROW(attn::feed_forward(x, W), attn::ShapeError);
+}
+
 }  // namespace

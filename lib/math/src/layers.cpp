@@ -70,4 +70,51 @@ CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets) {
   return {loss / n, p / n};
 }
 
+//! [gelu]
+arma::mat gelu(const arma::mat& x) {
+  return x % (0.5 * (1.0 + arma::erf(x / std::sqrt(2.0))));
+}
+//! [gelu]
+
+FeedForward feed_forward(const arma::mat& x, const FeedForwardWeights& W) {
+  require_nonempty("x", x);
+  require_finite("x", x);
+  require_multipliable("x W1", "x", x, "W1", W.W1);
+  require_multipliable("hidden W2", "hidden", arma::mat(x.n_rows, W.W1.n_cols), "W2", W.W2);
+  if (W.b1.n_elem != W.W1.n_cols || W.b2.n_elem != W.W2.n_cols || W.W2.n_cols != x.n_cols)
+    throw ShapeError(fmt::format("feed_forward: x {}, W1 {}, b1 of {}, W2 {}, b2 of {} do not fit",
+                                 shape_of(x), shape_of(W.W1), W.b1.n_elem, shape_of(W.W2),
+                                 W.b2.n_elem));
+  //! [feed-forward]
+  arma::mat pre = x * W.W1;
+  pre.each_row() += W.b1;
+  arma::mat hidden = gelu(pre);
+  arma::mat y = hidden * W.W2;
+  y.each_row() += W.b2;
+  //! [feed-forward]
+  return {std::move(pre), std::move(hidden), std::move(y)};
+}
+
+FeedForwardGradients feed_forward_backward(const arma::mat& x, const FeedForwardWeights& W,
+                                           const FeedForward& forward, const arma::mat& dy) {
+  if (dy.n_rows != forward.y.n_rows || dy.n_cols != forward.y.n_cols)
+    throw ShapeError(fmt::format("feed_forward_backward: dy {} for an output {}", shape_of(dy),
+                                 shape_of(forward.y)));
+  //! [feed-forward-backward]
+  const arma::mat& u = forward.pre;
+  const double inv_sqrt_2pi = 1.0 / std::sqrt(2.0 * arma::datum::pi);
+  const arma::mat gelu_slope = 0.5 * (1.0 + arma::erf(u / std::sqrt(2.0))) +
+                               u % arma::exp(-0.5 * arma::square(u)) * inv_sqrt_2pi;
+  const arma::mat dhidden = dy * W.W2.t();
+  const arma::mat dpre = dhidden % gelu_slope;
+  FeedForwardGradients g;
+  g.dW.W2 = forward.hidden.t() * dy;
+  g.dW.b2 = arma::sum(dy, 0);
+  g.dW.W1 = x.t() * dpre;
+  g.dW.b1 = arma::sum(dpre, 0);
+  g.dx = dpre * W.W1.t();
+  //! [feed-forward-backward]
+  return g;
+}
+
 }  // namespace attn

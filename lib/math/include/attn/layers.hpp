@@ -57,4 +57,46 @@ struct CrossEntropy {
 ///         (its row and value are named), empty or non-finite logits.
 CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets);
 
+/// \brief GELU, as PyTorch's `nn.GELU()` computes it (the exact form):
+///        \f$\mathrm{gelu}(x) = x\,\Phi(x) = \tfrac{x}{2}\bigl(1 + \mathrm{erf}(x/\sqrt{2})\bigr)\f$,
+///        entry by entry.
+/// \param x any shape. \return the same shape.
+arma::mat gelu(const arma::mat& x);
+
+/// \brief The weights of a transformer block's two-layer MLP.
+struct FeedForwardWeights {
+  arma::mat W1;      ///< `(d × h)`.
+  arma::rowvec b1;   ///< `(1 × h)`.
+  arma::mat W2;      ///< `(h × d)`.
+  arma::rowvec b2;   ///< `(1 × d)`.
+};
+
+/// \brief What feed_forward() computes, with what its backward pass needs.
+struct FeedForward {
+  arma::mat pre;     ///< `(n × h)`: \f$x W_1 + b_1\f$.
+  arma::mat hidden;  ///< `(n × h)`: \f$\mathrm{gelu}(\text{pre})\f$.
+  arma::mat y;       ///< `(n × d)`: \f$\text{hidden}\,W_2 + b_2\f$.
+};
+
+/// \brief The MLP of a transformer block, row by row: \f$y = \mathrm{gelu}(x W_1 + b_1) W_2 + b_2\f$.
+/// \param x `(n × d)`. \param W the weights.
+/// \return the output and the intermediate values.
+/// \throws ShapeError naming both shapes when they do not fit; InputError on non-finite input.
+FeedForward feed_forward(const arma::mat& x, const FeedForwardWeights& W);
+
+/// \brief The gradients of a loss through feed_forward().
+struct FeedForwardGradients {
+  arma::mat dx;                       ///< `(n × d)`.
+  FeedForwardWeights dW;              ///< one gradient per weight, each of its weight's shape.
+};
+
+/// \brief The backward pass of feed_forward(), with
+///        \f$\mathrm{gelu}'(x) = \Phi(x) + x\,\varphi(x)\f$.
+/// \param x `(n × d)`. \param W the weights. \param forward what feed_forward() returned.
+/// \param dy `(n × d)`: \f$\partial L/\partial y\f$.
+/// \return the gradients.
+/// \throws ShapeError if \p dy does not fit.
+FeedForwardGradients feed_forward_backward(const arma::mat& x, const FeedForwardWeights& W,
+                                           const FeedForward& forward, const arma::mat& dy);
+
 }  // namespace attn
