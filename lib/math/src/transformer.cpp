@@ -1,0 +1,242 @@
+#include "attn/transformer.hpp"
+
+#include "attn/positions.hpp"
+#include "attn/validate.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace attn {
+
+namespace {
+
+void check_config(const TransformerConfig& c) {
+  if (c.vocabulary == 0 || c.d_model == 0 || c.layers == 0 || c.d_ff == 0 || c.max_length == 0)
+    throw InputError(fmt::format("transformer: every size must be positive (V = {}, d = {}, "
+                                 "L = {}, d_ff = {}, max_length = {})",
+                                 c.vocabulary, c.d_model, c.layers, c.d_ff, c.max_length));
+  if (c.d_model % 2 != 0)
+    throw InputError(fmt::format("transformer: d_model = {} must be even for the sinusoidal "
+                                 "positions", c.d_model));
+  if (c.heads == 0 || c.d_model % c.heads != 0)
+    throw InputError(fmt::format("transformer: {} heads cannot share d_model = {} equally",
+                                 c.heads, c.d_model));
+}
+
+// The position rows added to the embeddings: PE's rows, or zeros without positions.
+arma::mat position_rows(const TransformerConfig& c, const arma::uvec& positions) {
+  if (!c.positions) return arma::zeros(positions.n_elem, c.d_model);
+  return sinusoidal_positions(c.max_length, c.d_model).rows(positions);
+}
+
+}  // namespace
+
+std::vector<NamedParameter> model_parameters(TransformerWeights& w) {
+  std::vector<NamedParameter> list{{"embedding", &w.embedding}};
+  for (std::size_t l = 0; l < w.blocks.size(); ++l) {
+    BlockWeights& b = w.blocks[l];
+    const std::string p = fmt::format("blocks.{}.", l);
+    for (auto [name, value] : std::initializer_list<std::pair<const char*, arma::mat*>>{
+             {"ln1.gamma", &b.ln1_gamma}, {"ln1.beta", &b.ln1_beta},
+             {"attention.W_Q", &b.attention.W_Q}, {"attention.W_K", &b.attention.W_K},
+             {"attention.W_V", &b.attention.W_V}, {"attention.W_O", &b.attention.W_O},
+             {"attention.b_Q", &b.attention.b_Q}, {"attention.b_K", &b.attention.b_K},
+             {"attention.b_V", &b.attention.b_V}, {"attention.b_O", &b.attention.b_O},
+             {"ln2.gamma", &b.ln2_gamma}, {"ln2.beta", &b.ln2_beta},
+             {"mlp.W1", &b.mlp.W1}, {"mlp.b1", &b.mlp.b1},
+             {"mlp.W2", &b.mlp.W2}, {"mlp.b2", &b.mlp.b2}})
+      list.push_back({p + name, value});
+  }
+  list.push_back({"lnf.gamma", &w.lnf_gamma});
+  list.push_back({"lnf.beta", &w.lnf_beta});
+  list.push_back({"unembedding", &w.unembedding});
+  list.push_back({"unembedding_bias", &w.unembedding_bias});
+  return list;
+}
+
+arma::uword parameter_count(const TransformerConfig& c) {
+  check_config(c);
+  const arma::uword d = c.d_model, V = c.vocabulary, f = c.d_ff;
+  const arma::uword block = 4 * d * d + 4 * d + 2 * d * f + f + d + 4 * d;
+  return V * d + c.layers * block + 2 * d + d * V + V;
+}
+
+TransformerWeights init_transformer(
+    const TransformerConfig& c,
+    const std::function<arma::mat(arma::uword, arma::uword)>& standard_normal) {
+  check_config(c);
+  const arma::uword d = c.d_model;
+  TransformerWeights w;
+  w.config = c;
+  w.blocks.resize(c.layers);
+  const auto ones = [d] { return arma::rowvec(d, arma::fill::ones); };
+  const auto zeros = [](arma::uword n) { return arma::rowvec(n, arma::fill::zeros); };
+  for (BlockWeights& b : w.blocks) {
+    b.ln1_gamma = ones();
+    b.ln1_beta = zeros(d);
+    b.attention.heads = c.heads;
+    b.attention.b_Q = b.attention.b_K = b.attention.b_V = b.attention.b_O = zeros(d);
+    b.ln2_gamma = ones();
+    b.ln2_beta = zeros(d);
+    b.mlp.b1 = zeros(c.d_ff);
+    b.mlp.b2 = zeros(d);
+  }
+  w.lnf_gamma = ones();
+  w.lnf_beta = zeros(d);
+  w.unembedding_bias = zeros(c.vocabulary);
+  // The matrices, drawn in the order of model_parameters().
+  w.embedding = standard_normal(c.vocabulary, d);
+  const auto fan_in = [&](arma::uword rows, arma::uword cols) {
+    return arma::mat(standard_normal(rows, cols) / std::sqrt(static_cast<double>(rows)));
+  };
+  for (BlockWeights& b : w.blocks) {
+    b.attention.W_Q = fan_in(d, d);
+    b.attention.W_K = fan_in(d, d);
+    b.attention.W_V = fan_in(d, d);
+    b.attention.W_O = fan_in(d, d);
+    b.mlp.W1 = fan_in(d, c.d_ff);
+    b.mlp.W2 = fan_in(c.d_ff, d);
+  }
+  w.unembedding = 0.02 * standard_normal(d, c.vocabulary);
+  return w;
+}
+
+PackedBatch pack_sentences(const std::vector<arma::uvec>& sentences) {
+  if (sentences.empty()) throw InputError("pack_sentences: there are no sentences");
+  arma::uword rows = 0;
+  for (std::size_t s = 0; s < sentences.size(); ++s) {
+    if (sentences[s].n_elem < 2)
+      throw InputError(fmt::format("pack_sentences: sentence {} has {} token(s); a next-token "
+                                   "target needs at least 2", s, sentences[s].n_elem));
+    rows += sentences[s].n_elem - 1;
+  }
+  PackedBatch batch;
+  batch.tokens.set_size(rows);
+  batch.positions.set_size(rows);
+  batch.targets.set_size(rows);
+  batch.starts.set_size(sentences.size());
+  arma::umat allowed(rows, rows, arma::fill::zeros);
+  arma::uword row = 0;
+  for (std::size_t s = 0; s < sentences.size(); ++s) {
+    const arma::uvec& t = sentences[s];
+    const arma::uword k = t.n_elem - 1, start = row;
+    batch.starts(s) = start;
+    batch.tokens.subvec(start, start + k - 1) = t.head(k);
+    batch.targets.subvec(start, start + k - 1) = t.tail(k);
+    batch.positions.subvec(start, start + k - 1) = arma::regspace<arma::uvec>(0, k - 1);
+    allowed.submat(start, start, start + k - 1, start + k - 1) =
+        arma::trimatl(arma::umat(k, k, arma::fill::ones));
+    row += k;
+  }
+  batch.mask = Mask::from_allowed(allowed);
+  return batch;
+}
+
+TransformerForward transformer_forward(const TransformerWeights& w, const arma::uvec& tokens,
+                                       const arma::uvec& positions, const Mask& mask) {
+  const TransformerConfig& c = w.config;
+  check_config(c);
+  if (tokens.n_elem == 0) throw InputError("transformer_forward: there are no tokens");
+  if (positions.n_elem != tokens.n_elem || mask.queries() != tokens.n_elem ||
+      mask.keys() != tokens.n_elem)
+    throw ShapeError(fmt::format("transformer_forward: {} tokens, {} positions and a ({} × {}) "
+                                 "mask do not fit together", tokens.n_elem, positions.n_elem,
+                                 mask.queries(), mask.keys()));
+  for (arma::uword i = 0; i < tokens.n_elem; ++i) {
+    if (tokens(i) >= c.vocabulary)
+      throw InputError(fmt::format("transformer_forward: token {} at row {} is outside a "
+                                   "vocabulary of {}", tokens(i), i, c.vocabulary));
+    if (positions(i) >= c.max_length)
+      throw InputError(fmt::format("transformer_forward: position {} at row {} is not below "
+                                   "max_length {}", positions(i), i, c.max_length));
+  }
+  TransformerForward f;
+  //! [forward]
+  f.x0 = w.embedding.rows(tokens) + position_rows(c, positions);  // (N × d)
+  arma::mat x = f.x0;  // the residual stream
+  for (const BlockWeights& b : w.blocks) {
+    BlockForward& s = f.blocks.emplace_back();
+    s.input = x;
+    s.ln1 = layer_norm(s.input, b.ln1_gamma, b.ln1_beta);
+    s.attention = multi_head_attention(s.ln1.y, s.ln1.y, s.ln1.y, b.attention, mask);
+    s.middle = s.input + s.attention.output;  // residual
+    s.ln2 = layer_norm(s.middle, b.ln2_gamma, b.ln2_beta);
+    s.mlp = feed_forward(s.ln2.y, b.mlp);
+    s.output = s.middle + s.mlp.y;  // residual
+    x = s.output;
+  }
+  f.ln_f = layer_norm(x, w.lnf_gamma, w.lnf_beta);
+  f.logits = f.ln_f.y * w.unembedding;  // (N × V)
+  f.logits.each_row() += w.unembedding_bias;
+  //! [forward]
+  return f;
+}
+
+TransformerWeights transformer_backward(const TransformerWeights& w, const arma::uvec& tokens,
+                                        const TransformerForward& f, const arma::mat& dlogits) {
+  if (dlogits.n_rows != f.logits.n_rows || dlogits.n_cols != f.logits.n_cols)
+    throw ShapeError(fmt::format("transformer_backward: the logits' gradient is {}, the logits {}",
+                                 shape_of(dlogits), shape_of(f.logits)));
+  TransformerWeights g;
+  g.config = w.config;
+  g.blocks.resize(w.blocks.size());
+  //! [backward]
+  g.unembedding = f.ln_f.y.t() * dlogits;
+  g.unembedding_bias = arma::sum(dlogits, 0);
+  const LayerNormGradients lnf = layer_norm_backward(f.ln_f, w.lnf_gamma, dlogits * w.unembedding.t());
+  g.lnf_gamma = lnf.dgamma;
+  g.lnf_beta = lnf.dbeta;
+  arma::mat dx = lnf.dx;  // ∂L/∂x, flowing down the residual stream
+  for (std::size_t l = w.blocks.size(); l-- > 0;) {
+    const BlockWeights& b = w.blocks[l];
+    const BlockForward& s = f.blocks[l];
+    BlockWeights& gb = g.blocks[l];
+    // x_out = u + MLP(LN2(u)): the residual passes dx straight through and the branch adds.
+    const FeedForwardGradients mlp = feed_forward_backward(s.ln2.y, b.mlp, s.mlp, dx);
+    const LayerNormGradients ln2 = layer_norm_backward(s.ln2, b.ln2_gamma, mlp.dx);
+    arma::mat du = dx + ln2.dx;
+    // u = x + MultiHead(LN1(x)): query, key and value are all LN1(x), so their gradients add.
+    const MultiHeadGradients att =
+        multi_head_backward(s.ln1.y, s.ln1.y, s.ln1.y, b.attention, s.attention, du);
+    const LayerNormGradients ln1 = layer_norm_backward(
+        s.ln1, b.ln1_gamma, att.d_query + att.d_key + att.d_value);
+    dx = du + ln1.dx;
+    gb = {ln1.dgamma, ln1.dbeta, att.dW, ln2.dgamma, ln2.dbeta, mlp.dW};
+  }
+  // x0 = E[tokens] + PE: each row's gradient goes to its token's row of E.
+  g.embedding.zeros(w.embedding.n_rows, w.embedding.n_cols);
+  for (arma::uword i = 0; i < tokens.n_elem; ++i) g.embedding.row(tokens(i)) += dx.row(i);
+  //! [backward]
+  return g;
+}
+
+TransformerStep transformer_step(const TransformerWeights& w, const PackedBatch& batch) {
+  TransformerForward f = transformer_forward(w, batch.tokens, batch.positions, batch.mask);
+  const CrossEntropy ce = cross_entropy(f.logits, batch.targets);
+  TransformerWeights g = transformer_backward(w, batch.tokens, f, ce.dlogits);
+  return {ce.loss, std::move(f.logits), std::move(g)};
+}
+
+arma::mat sentence_logits(const TransformerWeights& w, const arma::uvec& tokens) {
+  if (tokens.n_elem == 0 || tokens.n_elem > w.config.max_length)
+    throw InputError(fmt::format("sentence_logits: {} tokens; the model reads 1 to {}",
+                                 tokens.n_elem, w.config.max_length));
+  const arma::uvec positions = arma::regspace<arma::uvec>(0, tokens.n_elem - 1);
+  return transformer_forward(w, tokens, positions, Mask::causal(tokens.n_elem)).logits;
+}
+
+arma::uvec greedy_continue(const TransformerWeights& w, const arma::uvec& prompt,
+                           arma::uword stop) {
+  if (prompt.n_elem == 0) throw InputError("greedy_continue: the prompt is empty");
+  arma::uvec text = prompt;
+  while (text.n_elem < w.config.max_length && text(text.n_elem - 1) != stop) {
+    const arma::mat logits = sentence_logits(w, text);
+    const arma::uword next = logits.row(logits.n_rows - 1).index_max();
+    text.resize(text.n_elem + 1);
+    text(text.n_elem - 1) = next;
+  }
+  return text;
+}
+
+}  // namespace attn
