@@ -1,0 +1,90 @@
+/// \file
+/// \brief Chapter 10's language: short sentences in which a verb and a pronoun agree with a
+///        noun several words back, past a second noun that may disagree.
+///
+/// Every sentence has the form
+///
+///     the N1 that V the N2 [ADV] was|were ADJ so it|they VERB .     (subject relative)
+///     the N1 that the N2 V [ADV] was|were ADJ so it|they VERB .     (object relative)
+///
+/// "was" and "it" go with a singular N1, "were" and "they" with a plural one, whatever N2 is;
+/// VERB is fixed by ADJ (thirsty → drank, hungry → ate, tired → slept, happy → sang). The
+/// word before "was/were" is N2, V or an adverb, and the word before "it/they" is always "so",
+/// so a model that looks only at the previous word cannot know either form: it has to find N1.
+#pragma once
+
+#include <armadillo>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace attn::agreement {
+
+/// \brief The 35 words, "." first. A word's id is its index here.
+/// \return the vocabulary.
+const std::vector<std::string>& vocabulary();
+
+/// \brief The id of \p word.
+/// \param word one word of vocabulary(). \return its index.
+/// \throws std::invalid_argument listing the vocabulary if \p word is not in it.
+arma::uword word_id(const std::string& word);
+
+/// \brief Words from their ids, separated by spaces.
+/// \param tokens ids. \return the text. \throws std::out_of_range on an unknown id.
+std::string text(const arma::uvec& tokens);
+
+/// \brief Ids from space-separated words.
+/// \param words for example "the cat that saw the dogs". \return the ids.
+/// \throws std::invalid_argument on an unknown word (listing the vocabulary) or no word.
+arma::uvec parse(const std::string& words);
+
+/// \brief One sentence and what the chapter measures in it.
+struct Sentence {
+  arma::uvec tokens;               ///< 12 or 13 ids, ending with ".".
+  arma::uword subject = 1;         ///< the position of N1 (always 1).
+  arma::uword distractor = 0;      ///< the position of N2.
+  arma::uword verb_slot = 0;       ///< the position whose next word is was/were.
+  arma::uword pronoun_slot = 0;    ///< the position whose next word is it/they ("so").
+  bool subject_plural = false;     ///< whether N1 is plural.
+  bool distractor_plural = false;  ///< whether N2 is plural.
+};
+
+/// \brief \p count sentences drawn from numpy's `default_rng(seed)`.
+///
+/// Each sentence takes eight `rng.random()` draws \f$u\f$, in this order: N1 (`int(6u)` of the
+/// six nouns), N1 plural (\f$u < 0.5\f$), N2, N2 plural, V (`int(4u)`), object relative
+/// (\f$u \ge 0.5\f$), adverb (`int(4u)`: none, today, yesterday, again), ADJ (`int(4u)`).
+/// `tests/data/generate_transformer_fixtures.py` draws the same sentences in Python.
+/// \param seed the generator's seed. \param count how many. \return the sentences.
+std::vector<Sentence> generate(std::uint64_t seed, std::size_t count);
+
+/// \brief How often a model prefers the right form at the agreement slots.
+struct Accuracy {
+  double all = 0.0;              ///< over every slot: both slots of every sentence.
+  double disagreeing = 0.0;      ///< over the sentences whose N1 and N2 differ in number.
+  arma::uword slots = 0;         ///< the number of slots in `all`.
+  arma::uword disagreeing_slots = 0;  ///< the number of slots in `disagreeing`.
+};
+
+/// \brief A model's scores for the next word after each word of a sentence: `(n × V)`, any
+///        monotone score (logits, probabilities, counts).
+using NextWordScores = std::function<arma::mat(const arma::uvec& tokens)>;
+
+/// \brief The share of agreement slots at which the right form scores strictly higher than
+///        the wrong one ("was" against "were", "it" against "they"); a tie counts as wrong.
+/// \param sentences the test set. \param scores the model. \return the accuracies.
+Accuracy accuracy(const std::vector<Sentence>& sentences, const NextWordScores& scores);
+
+/// \brief Bigram counts: entry (a, b) is how often b follows a in \p sentences.
+/// \param sentences the training set. \return `(V × V)`.
+arma::mat bigram_counts(const std::vector<Sentence>& sentences);
+
+/// \brief The mean next-word cross-entropy of a bigram model with add-one smoothing,
+///        \f$p(b \mid a) = (c_{ab} + 1) / (\sum_k c_{ak} + V)\f$.
+/// \param counts from bigram_counts(). \param sentences the test set.
+/// \return the loss, in nats per predicted word.
+double bigram_loss(const arma::mat& counts, const std::vector<Sentence>& sentences);
+
+}  // namespace attn::agreement

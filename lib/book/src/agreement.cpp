@@ -1,0 +1,149 @@
+#include "attn/agreement.hpp"
+
+#include "attn/numpy_random.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace attn::agreement {
+
+namespace {
+
+const std::vector<std::string> kNouns{"cat",   "cats",   "dog",   "dogs",   "bird", "birds",
+                                      "fox",   "foxes",  "horse", "horses", "mouse", "mice"};
+const std::vector<std::string> kRelativeVerbs{"saw", "chased", "heard", "followed"};
+const std::vector<std::string> kAdverbs{"today", "yesterday", "again"};
+const std::vector<std::string> kAdjectiveVerbs{"thirsty", "drank", "hungry", "ate",
+                                               "tired",   "slept", "happy",  "sang"};
+
+// int(k * u) for a draw u in [0, 1): Python's way of picking one of k.
+arma::uword pick(numpy::Generator& rng, arma::uword k) {
+  return static_cast<arma::uword>(static_cast<double>(k) * rng.random());
+}
+
+}  // namespace
+
+const std::vector<std::string>& vocabulary() {
+  static const std::vector<std::string> words = [] {
+    std::vector<std::string> v{".", "the", "that", "was", "were", "so", "it", "they"};
+    for (const auto* group : {&kNouns, &kRelativeVerbs, &kAdverbs, &kAdjectiveVerbs})
+      v.insert(v.end(), group->begin(), group->end());
+    return v;
+  }();
+  return words;
+}
+
+arma::uword word_id(const std::string& word) {
+  const std::vector<std::string>& v = vocabulary();
+  const auto found = std::find(v.begin(), v.end(), word);
+  if (found == v.end())
+    throw std::invalid_argument(fmt::format("unknown word \"{}\"; the words are: {}", word,
+                                            fmt::join(v, " ")));
+  return static_cast<arma::uword>(found - v.begin());
+}
+
+std::string text(const arma::uvec& tokens) {
+  std::string out;
+  for (const arma::uword t : tokens) out += (out.empty() ? "" : " ") + vocabulary().at(t);
+  return out;
+}
+
+arma::uvec parse(const std::string& words) {
+  std::istringstream in(words);
+  std::vector<arma::uword> ids;
+  for (std::string w; in >> w;) ids.push_back(word_id(w));
+  if (ids.empty()) throw std::invalid_argument("the prompt needs at least one word");
+  return arma::uvec(ids);
+}
+
+//! [generate]
+std::vector<Sentence> generate(std::uint64_t seed, std::size_t count) {
+  numpy::Generator rng = numpy::default_rng(seed);
+  std::vector<Sentence> out;
+  for (std::size_t s = 0; s < count; ++s) {
+    const arma::uword n1 = pick(rng, 6);
+    const bool n1_plural = rng.random() < 0.5;
+    const arma::uword n2 = pick(rng, 6);
+    const bool n2_plural = rng.random() < 0.5;
+    const std::string& verb = kRelativeVerbs[pick(rng, 4)];
+    const bool object_relative = rng.random() >= 0.5;
+    const arma::uword adverb = pick(rng, 4);  // 0: none
+    const arma::uword adjective = pick(rng, 4);
+
+    const std::string& subject = kNouns[2 * n1 + n1_plural];
+    const std::string& distractor = kNouns[2 * n2 + n2_plural];
+    std::vector<std::string> w{"the", subject, "that"};
+    if (object_relative) w.insert(w.end(), {"the", distractor, verb});
+    else w.insert(w.end(), {verb, "the", distractor});
+    if (adverb > 0) w.push_back(kAdverbs[adverb - 1]);
+    w.insert(w.end(), {n1_plural ? "were" : "was", kAdjectiveVerbs[2 * adjective], "so",
+                       n1_plural ? "they" : "it", kAdjectiveVerbs[2 * adjective + 1], "."});
+
+    Sentence sentence;
+    for (const std::string& word : w) sentence.tokens.insert_rows(sentence.tokens.n_elem,
+                                                                    arma::uvec{word_id(word)});
+    sentence.distractor = object_relative ? 4 : 5;
+    sentence.verb_slot = adverb > 0 ? 6 : 5;
+    sentence.pronoun_slot = sentence.verb_slot + 3;
+    sentence.subject_plural = n1_plural;
+    sentence.distractor_plural = n2_plural;
+    out.push_back(std::move(sentence));
+  }
+  return out;
+}
+//! [generate]
+
+Accuracy accuracy(const std::vector<Sentence>& sentences, const NextWordScores& scores) {
+  const arma::uword was = word_id("was"), were = word_id("were");
+  const arma::uword it = word_id("it"), they = word_id("they");
+  arma::uword right = 0, right_disagreeing = 0;
+  Accuracy a;
+  for (const Sentence& s : sentences) {
+    const arma::mat z = scores(s.tokens.head(s.tokens.n_elem - 1));
+    const bool plural = s.subject_plural;
+    const bool disagree = s.subject_plural != s.distractor_plural;
+    for (const auto& [row, yes, no] : {std::tuple{s.verb_slot, plural ? were : was, plural ? was : were},
+                                       std::tuple{s.pronoun_slot, plural ? they : it, plural ? it : they}}) {
+      const bool correct = z(row, yes) > z(row, no);
+      right += correct;
+      ++a.slots;
+      if (disagree) {
+        right_disagreeing += correct;
+        ++a.disagreeing_slots;
+      }
+    }
+  }
+  a.all = a.slots ? static_cast<double>(right) / static_cast<double>(a.slots) : 0.0;
+  a.disagreeing = a.disagreeing_slots ? static_cast<double>(right_disagreeing) /
+                                            static_cast<double>(a.disagreeing_slots)
+                                      : 0.0;
+  return a;
+}
+
+arma::mat bigram_counts(const std::vector<Sentence>& sentences) {
+  const arma::uword V = vocabulary().size();
+  arma::mat counts(V, V, arma::fill::zeros);
+  for (const Sentence& s : sentences)
+    for (arma::uword i = 0; i + 1 < s.tokens.n_elem; ++i) counts(s.tokens(i), s.tokens(i + 1)) += 1;
+  return counts;
+}
+
+double bigram_loss(const arma::mat& counts, const std::vector<Sentence>& sentences) {
+  const double V = static_cast<double>(counts.n_cols);
+  const arma::vec totals = arma::sum(counts, 1);
+  double loss = 0.0;
+  arma::uword predicted = 0;
+  for (const Sentence& s : sentences)
+    for (arma::uword i = 0; i + 1 < s.tokens.n_elem; ++i, ++predicted) {
+      const arma::uword a = s.tokens(i), b = s.tokens(i + 1);
+      loss -= std::log((counts(a, b) + 1.0) / (totals(a) + V));
+    }
+  return predicted ? loss / static_cast<double>(predicted) : 0.0;
+}
+
+}  // namespace attn::agreement

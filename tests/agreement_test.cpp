@@ -1,0 +1,100 @@
+// Chapter 10's language (attn/agreement.hpp): the sentences equal numpy's draw of them
+// (tests/data/agreement_sentences.txt, from generate_transformer_fixtures.py), the slots are
+// where the agreeing words are, and the accuracy and bigram measures count what they say.
+#include <attn/agreement.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+namespace ag = attn::agreement;
+
+TEST(Agreement, SentencesEqualNumpysDraw) {
+  std::ifstream in(std::string(ATTN_TEST_DATA_DIR) + "/agreement_sentences.txt");
+  ASSERT_TRUE(in) << "cannot read agreement_sentences.txt";
+  std::map<std::uint64_t, std::vector<std::string>> expected;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#')
+      expected[std::stoull(line.substr(0, line.find(' ')))].push_back(line.substr(line.find(' ') + 1));
+  ASSERT_EQ(expected.size(), 2u);
+  for (const auto& [seed, lines] : expected) {
+    const std::vector<ag::Sentence> ours = ag::generate(seed, lines.size());
+    for (std::size_t s = 0; s < lines.size(); ++s)
+      EXPECT_EQ(ag::text(ours[s].tokens), lines[s]) << "seed " << seed << ", sentence " << s;
+  }
+}
+
+TEST(Agreement, SlotsPointAtTheAgreeingWords) {
+  const std::vector<std::string>& v = ag::vocabulary();
+  for (const ag::Sentence& s : ag::generate(7, 200)) {
+    const std::string n1 = v[s.tokens(s.subject)], n2 = v[s.tokens(s.distractor)];
+    const std::string verb = v[s.tokens(s.verb_slot + 1)], pronoun = v[s.tokens(s.pronoun_slot + 1)];
+    EXPECT_EQ(verb, s.subject_plural ? "were" : "was") << ag::text(s.tokens);
+    EXPECT_EQ(pronoun, s.subject_plural ? "they" : "it") << ag::text(s.tokens);
+    EXPECT_EQ(v[s.tokens(s.pronoun_slot)], "so");
+    EXPECT_EQ(v[s.tokens(s.distractor - 1)], "the");
+    const auto id = [](const std::string& w) { return ag::word_id(w); };
+    EXPECT_EQ((id(n1) - id("cat")) % 2 == 1, s.subject_plural) << n1;  // plural nouns are odd
+    EXPECT_EQ((id(n2) - id("cat")) % 2 == 1, s.distractor_plural) << n2;
+    EXPECT_EQ(v[s.tokens(s.tokens.n_elem - 1)], ".");
+  }
+}
+
+TEST(Agreement, VocabularyIsUnder40WordsAndParsesBack) {
+  EXPECT_EQ(ag::vocabulary().size(), 35u);
+  const arma::uvec ids = ag::parse("the mice that saw the cat were");
+  EXPECT_EQ(ag::text(ids), "the mice that saw the cat were");
+  try {
+    ag::parse("the unicorn");
+    FAIL() << "an unknown word was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown word \"unicorn\""), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("the that was were"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ag::parse("   "), std::invalid_argument);
+}
+
+TEST(Agreement, AccuracyCountsStrictWinsOnly) {
+  const std::vector<ag::Sentence> sentences = ag::generate(8, 50);
+  // An oracle that scores the true next word highest gets every slot.
+  const ag::NextWordScores oracle = [&](const arma::uvec& tokens) {
+    for (const ag::Sentence& s : sentences)
+      if (s.tokens.n_elem == tokens.n_elem + 1 && arma::all(s.tokens.head(tokens.n_elem) == tokens)) {
+        arma::mat z(tokens.n_elem, ag::vocabulary().size(), arma::fill::zeros);
+        for (arma::uword i = 0; i < tokens.n_elem; ++i) z(i, s.tokens(i + 1)) = 1.0;
+        return z;
+      }
+    throw std::logic_error("not a sentence of the set");
+  };
+  const ag::Accuracy perfect = ag::accuracy(sentences, oracle);
+  EXPECT_EQ(perfect.all, 1.0);
+  EXPECT_EQ(perfect.slots, 100u);
+  EXPECT_EQ(perfect.disagreeing, 1.0);
+  // Equal scores are ties, and a tie is wrong.
+  const ag::Accuracy flat = ag::accuracy(sentences, [](const arma::uvec& t) {
+    return arma::mat(t.n_elem, ag::vocabulary().size(), arma::fill::zeros);
+  });
+  EXPECT_EQ(flat.all, 0.0);
+  arma::uword disagreeing = 0;
+  for (const ag::Sentence& s : sentences) disagreeing += 2 * (s.subject_plural != s.distractor_plural);
+  EXPECT_EQ(flat.disagreeing_slots, disagreeing);
+}
+
+TEST(Agreement, BigramCountsAndLoss) {
+  const std::vector<ag::Sentence> sentences = ag::generate(9, 30);
+  const arma::mat counts = ag::bigram_counts(sentences);
+  double pairs = 0;
+  for (const ag::Sentence& s : sentences) pairs += s.tokens.n_elem - 1;
+  EXPECT_EQ(arma::accu(counts), pairs);
+  EXPECT_EQ(counts(ag::word_id("so"), ag::word_id("it")) + counts(ag::word_id("so"), ag::word_id("they")), 30.0);
+  // With no counts at all, add-one smoothing is uniform: ln V per word.
+  EXPECT_NEAR(ag::bigram_loss(arma::mat(35, 35, arma::fill::zeros), sentences), std::log(35.0), 1e-12);
+}
+
+}  // namespace
