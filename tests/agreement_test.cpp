@@ -63,27 +63,28 @@ TEST(Agreement, VocabularyIsUnder40WordsAndParsesBack) {
 TEST(Agreement, AccuracyCountsStrictWinsOnly) {
   const std::vector<ag::Sentence> sentences = ag::generate(8, 50);
   // An oracle that scores the true next word highest gets every slot.
-  const ag::NextWordScores oracle = [&](const arma::uvec& tokens) {
-    for (const ag::Sentence& s : sentences)
-      if (s.tokens.n_elem == tokens.n_elem + 1 && arma::all(s.tokens.head(tokens.n_elem) == tokens)) {
-        arma::mat z(tokens.n_elem, ag::vocabulary().size(), arma::fill::zeros);
-        for (arma::uword i = 0; i < tokens.n_elem; ++i) z(i, s.tokens(i + 1)) = 1.0;
-        return z;
-      }
-    throw std::logic_error("not a sentence of the set");
-  };
+  std::vector<arma::mat> oracle, flat_scores;
+  for (const ag::Sentence& s : sentences) {
+    const arma::uword n = s.tokens.n_elem - 1;
+    arma::mat z(n, ag::vocabulary().size(), arma::fill::zeros);
+    for (arma::uword i = 0; i < n; ++i) z(i, s.tokens(i + 1)) = 1.0;
+    oracle.push_back(z);
+    flat_scores.emplace_back(n, ag::vocabulary().size(), arma::fill::zeros);
+  }
   const ag::Accuracy perfect = ag::accuracy(sentences, oracle);
   EXPECT_EQ(perfect.all, 1.0);
   EXPECT_EQ(perfect.slots, 100u);
   EXPECT_EQ(perfect.disagreeing, 1.0);
   // Equal scores are ties, and a tie is wrong.
-  const ag::Accuracy flat = ag::accuracy(sentences, [](const arma::uvec& t) {
-    return arma::mat(t.n_elem, ag::vocabulary().size(), arma::fill::zeros);
-  });
+  const ag::Accuracy flat = ag::accuracy(sentences, flat_scores);
   EXPECT_EQ(flat.all, 0.0);
   arma::uword disagreeing = 0;
   for (const ag::Sentence& s : sentences) disagreeing += 2 * (s.subject_plural != s.distractor_plural);
   EXPECT_EQ(flat.disagreeing_slots, disagreeing);
+  flat_scores.pop_back();
+  EXPECT_THROW(ag::accuracy(sentences, flat_scores), std::invalid_argument);
+  oracle.front().shed_row(0);
+  EXPECT_THROW(ag::accuracy(sentences, oracle), std::invalid_argument);
 }
 
 TEST(Agreement, BigramCountsAndLoss) {

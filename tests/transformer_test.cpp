@@ -67,8 +67,7 @@ TEST(Transformer, EveryGradientMatchesFiniteDifferences) {
 TEST(Transformer, PackedBatchComputesEachSentenceAlone) {
   const attn::TransformerWeights w = random_model(small_config(), 302);
   const attn::PackedBatch batch = attn::pack_sentences(kSentences);
-  const arma::mat packed =
-      attn::transformer_forward(w, batch.tokens, batch.positions, batch.mask).logits;
+  const arma::mat packed = attn::transformer_forward(w, batch.tokens, batch.starts).logits;
   for (std::size_t s = 0; s < kSentences.size(); ++s) {
     const arma::uvec inputs = kSentences[s].head(kSentences[s].n_elem - 1);
     const arma::mat alone = attn::sentence_logits(w, inputs);
@@ -82,9 +81,11 @@ TEST(Transformer, PackingLaysOutTokensTargetsPositionsAndMask) {
   const attn::PackedBatch b = attn::pack_sentences({{1, 4, 2}, {3, 5}});
   EXPECT_TRUE(arma::all(b.tokens == arma::uvec({1, 4, 3})));
   EXPECT_TRUE(arma::all(b.targets == arma::uvec({4, 2, 5})));
-  EXPECT_TRUE(arma::all(b.positions == arma::uvec({0, 1, 0})));
   EXPECT_TRUE(arma::all(b.starts == arma::uvec({0, 2})));
-  EXPECT_EQ(b.mask.picture(), "1 . .\n1 1 .\n. . 1\n");
+  EXPECT_TRUE(arma::all(attn::positions_in_sentences(3, b.starts) == arma::uvec({0, 1, 0})));
+  EXPECT_THROW(attn::positions_in_sentences(3, {1}), attn::InputError);
+  EXPECT_THROW(attn::positions_in_sentences(3, {0, 2, 2}), attn::InputError);
+  EXPECT_THROW(attn::positions_in_sentences(3, {0, 3}), attn::InputError);
 }
 
 TEST(Transformer, ParameterCountIsTheSumOfTheShapes) {
@@ -123,18 +124,18 @@ TEST(Transformer, GreedyDecodingStopsAtTheEndTokenOrTheLength) {
 
 TEST(Transformer, RefusesWhatDoesNotFit) {
   const attn::TransformerWeights w = random_model(small_config(), 306);
-  const attn::Mask causal = attn::Mask::causal(2);
-  EXPECT_THROW(attn::transformer_forward(w, {1, 7}, {0, 1}, causal), attn::InputError);  // token
-  EXPECT_THROW(attn::transformer_forward(w, {1, 2}, {0, 5}, causal), attn::InputError);  // position
-  EXPECT_THROW(attn::transformer_forward(w, {1, 2, 3}, {0, 1, 2}, causal), attn::ShapeError);
+  EXPECT_THROW(attn::transformer_forward(w, {1, 7}, {0}), attn::InputError);  // token
+  EXPECT_THROW(attn::transformer_forward(w, arma::uvec(6, arma::fill::ones), {0}), attn::InputError);  // too long
+  EXPECT_NO_THROW(attn::transformer_forward(w, arma::uvec(6, arma::fill::ones), {0, 3}));
+  EXPECT_THROW(attn::transformer_forward(w, {1, 2}, {1}), attn::InputError);  // starts
   EXPECT_THROW(attn::sentence_logits(w, arma::uvec(6, arma::fill::zeros)), attn::InputError);
   EXPECT_THROW(attn::pack_sentences({{1, 2}, {3}}), attn::InputError);
   EXPECT_THROW(attn::pack_sentences({}), attn::InputError);
   attn::TransformerConfig odd = small_config();
   odd.heads = 3;
   EXPECT_THROW(attn::parameter_count(odd), attn::InputError);
-  const attn::TransformerForward f = attn::transformer_forward(w, {1, 2}, {0, 1}, causal);
-  EXPECT_THROW(attn::transformer_backward(w, {1, 2}, f, arma::mat(2, 6)), attn::ShapeError);
+  const attn::TransformerForward f = attn::transformer_forward(w, {1, 2}, {0});
+  EXPECT_THROW(attn::transformer_backward(w, {1, 2}, {0}, f, arma::mat(2, 6)), attn::ShapeError);
 }
 
 }  // namespace

@@ -98,13 +98,20 @@ std::vector<Sentence> generate(std::uint64_t seed, std::size_t count) {
 }
 //! [generate]
 
-Accuracy accuracy(const std::vector<Sentence>& sentences, const NextWordScores& scores) {
+Accuracy accuracy(const std::vector<Sentence>& sentences, const std::vector<arma::mat>& scores) {
+  if (scores.size() != sentences.size())
+    throw std::invalid_argument(fmt::format("accuracy: {} score matrices for {} sentences",
+                                            scores.size(), sentences.size()));
   const arma::uword was = word_id("was"), were = word_id("were");
   const arma::uword it = word_id("it"), they = word_id("they");
   arma::uword right = 0, right_disagreeing = 0;
   Accuracy a;
-  for (const Sentence& s : sentences) {
-    const arma::mat z = scores(s.tokens.head(s.tokens.n_elem - 1));
+  for (std::size_t k = 0; k < sentences.size(); ++k) {
+    const Sentence& s = sentences[k];
+    const arma::mat& z = scores[k];
+    if (z.n_rows + 1 != s.tokens.n_elem || z.n_cols != vocabulary().size())
+      throw std::invalid_argument(fmt::format("accuracy: sentence {} has {} words but scores of "
+                                              "({} × {})", k, s.tokens.n_elem, z.n_rows, z.n_cols));
     const bool plural = s.subject_plural;
     const bool disagree = s.subject_plural != s.distractor_plural;
     for (const auto& [row, yes, no] : {std::tuple{s.verb_slot, plural ? were : was, plural ? was : were},
@@ -131,6 +138,12 @@ arma::mat bigram_counts(const std::vector<Sentence>& sentences) {
   for (const Sentence& s : sentences)
     for (arma::uword i = 0; i + 1 < s.tokens.n_elem; ++i) counts(s.tokens(i), s.tokens(i + 1)) += 1;
   return counts;
+}
+
+std::vector<arma::mat> bigram_scores(const arma::mat& counts, const std::vector<Sentence>& sentences) {
+  std::vector<arma::mat> scores;
+  for (const Sentence& s : sentences) scores.push_back(counts.rows(s.tokens.head(s.tokens.n_elem - 1)));
+  return scores;
 }
 
 double bigram_loss(const arma::mat& counts, const std::vector<Sentence>& sentences) {

@@ -30,6 +30,37 @@ arma::mat position_rows(const TransformerConfig& c, const arma::uvec& positions)
   return sinusoidal_positions(c.max_length, c.d_model).rows(positions);
 }
 
+// The rows of one sentence in a packed batch.
+struct Rows {
+  arma::uword first, last;
+  arma::uword count() const { return last - first + 1; }
+};
+
+std::vector<Rows> sentence_rows(arma::uword rows, const arma::uvec& starts) {
+  std::vector<Rows> out;
+  for (arma::uword k = 0; k < starts.n_elem; ++k)
+    out.push_back({starts(k), (k + 1 < starts.n_elem ? starts(k + 1) : rows) - 1});
+  return out;
+}
+
+MultiHeadWeights zeros_like(const MultiHeadWeights& W) {
+  MultiHeadWeights z = W;
+  for (arma::mat* m : {&z.W_Q, &z.W_K, &z.W_V, &z.W_O}) m->zeros();
+  for (arma::rowvec* b : {&z.b_Q, &z.b_K, &z.b_V, &z.b_O}) b->zeros();
+  return z;
+}
+
+void add_into(MultiHeadWeights& sum, const MultiHeadWeights& part) {
+  sum.W_Q += part.W_Q;
+  sum.W_K += part.W_K;
+  sum.W_V += part.W_V;
+  sum.W_O += part.W_O;
+  sum.b_Q += part.b_Q;
+  sum.b_K += part.b_K;
+  sum.b_V += part.b_V;
+  sum.b_O += part.b_O;
+}
+
 }  // namespace
 
 std::vector<NamedParameter> model_parameters(TransformerWeights& w) {
@@ -104,53 +135,52 @@ TransformerWeights init_transformer(
 
 PackedBatch pack_sentences(const std::vector<arma::uvec>& sentences) {
   if (sentences.empty()) throw InputError("pack_sentences: there are no sentences");
-  arma::uword rows = 0;
-  for (std::size_t s = 0; s < sentences.size(); ++s) {
-    if (sentences[s].n_elem < 2)
-      throw InputError(fmt::format("pack_sentences: sentence {} has {} token(s); a next-token "
-                                   "target needs at least 2", s, sentences[s].n_elem));
-    rows += sentences[s].n_elem - 1;
-  }
   PackedBatch batch;
-  batch.tokens.set_size(rows);
-  batch.positions.set_size(rows);
-  batch.targets.set_size(rows);
   batch.starts.set_size(sentences.size());
-  arma::umat allowed(rows, rows, arma::fill::zeros);
-  arma::uword row = 0;
+  std::vector<arma::uword> tokens, targets;
   for (std::size_t s = 0; s < sentences.size(); ++s) {
     const arma::uvec& t = sentences[s];
-    const arma::uword k = t.n_elem - 1, start = row;
-    batch.starts(s) = start;
-    batch.tokens.subvec(start, start + k - 1) = t.head(k);
-    batch.targets.subvec(start, start + k - 1) = t.tail(k);
-    batch.positions.subvec(start, start + k - 1) = arma::regspace<arma::uvec>(0, k - 1);
-    allowed.submat(start, start, start + k - 1, start + k - 1) =
-        arma::trimatl(arma::umat(k, k, arma::fill::ones));
-    row += k;
+    if (t.n_elem < 2)
+      throw InputError(fmt::format("pack_sentences: sentence {} has {} token(s); a next-token "
+                                   "target needs at least 2", s, t.n_elem));
+    batch.starts(s) = tokens.size();
+    tokens.insert(tokens.end(), t.begin(), t.end() - 1);
+    targets.insert(targets.end(), t.begin() + 1, t.end());
   }
-  batch.mask = Mask::from_allowed(allowed);
+  batch.tokens = arma::uvec(tokens);
+  batch.targets = arma::uvec(targets);
   return batch;
 }
 
+arma::uvec positions_in_sentences(arma::uword rows, const arma::uvec& starts) {
+  if (starts.is_empty() || starts(0) != 0)
+    throw InputError("positions_in_sentences: the first sentence must start at row 0");
+  arma::uvec positions(rows);
+  for (arma::uword k = 0; k < starts.n_elem; ++k) {
+    const arma::uword end = k + 1 < starts.n_elem ? starts(k + 1) : rows;
+    if (end <= starts(k) || end > rows)
+      throw InputError(fmt::format("positions_in_sentences: sentence {} would run from row {} "
+                                   "to row {} of {}", k, starts(k), end, rows));
+    for (arma::uword i = starts(k); i < end; ++i) positions(i) = i - starts(k);
+  }
+  return positions;
+}
+
 TransformerForward transformer_forward(const TransformerWeights& w, const arma::uvec& tokens,
-                                       const arma::uvec& positions, const Mask& mask) {
+                                       const arma::uvec& starts) {
   const TransformerConfig& c = w.config;
   check_config(c);
   if (tokens.n_elem == 0) throw InputError("transformer_forward: there are no tokens");
-  if (positions.n_elem != tokens.n_elem || mask.queries() != tokens.n_elem ||
-      mask.keys() != tokens.n_elem)
-    throw ShapeError(fmt::format("transformer_forward: {} tokens, {} positions and a ({} × {}) "
-                                 "mask do not fit together", tokens.n_elem, positions.n_elem,
-                                 mask.queries(), mask.keys()));
+  const arma::uvec positions = positions_in_sentences(tokens.n_elem, starts);
   for (arma::uword i = 0; i < tokens.n_elem; ++i) {
     if (tokens(i) >= c.vocabulary)
       throw InputError(fmt::format("transformer_forward: token {} at row {} is outside a "
                                    "vocabulary of {}", tokens(i), i, c.vocabulary));
     if (positions(i) >= c.max_length)
-      throw InputError(fmt::format("transformer_forward: position {} at row {} is not below "
-                                   "max_length {}", positions(i), i, c.max_length));
+      throw InputError(fmt::format("transformer_forward: the sentence starting at row {} is "
+                                   "longer than max_length {}", i - positions(i), c.max_length));
   }
+  const std::vector<Rows> sentences = sentence_rows(tokens.n_elem, starts);
   TransformerForward f;
   //! [forward]
   f.x0 = w.embedding.rows(tokens) + position_rows(c, positions);  // (N × d)
@@ -159,8 +189,13 @@ TransformerForward transformer_forward(const TransformerWeights& w, const arma::
     BlockForward& s = f.blocks.emplace_back();
     s.input = x;
     s.ln1 = layer_norm(s.input, b.ln1_gamma, b.ln1_beta);
-    s.attention = multi_head_attention(s.ln1.y, s.ln1.y, s.ln1.y, b.attention, mask);
-    s.middle = s.input + s.attention.output;  // residual
+    arma::mat attended(arma::size(x));
+    for (const Rows& r : sentences) {  // each sentence attends to itself, causally
+      const arma::mat a = s.ln1.y.rows(r.first, r.last);
+      s.attention.push_back(multi_head_attention(a, a, a, b.attention, Mask::causal(r.count())));
+      attended.rows(r.first, r.last) = s.attention.back().output;
+    }
+    s.middle = s.input + attended;  // residual
     s.ln2 = layer_norm(s.middle, b.ln2_gamma, b.ln2_beta);
     s.mlp = feed_forward(s.ln2.y, b.mlp);
     s.output = s.middle + s.mlp.y;  // residual
@@ -174,10 +209,12 @@ TransformerForward transformer_forward(const TransformerWeights& w, const arma::
 }
 
 TransformerWeights transformer_backward(const TransformerWeights& w, const arma::uvec& tokens,
-                                        const TransformerForward& f, const arma::mat& dlogits) {
+                                        const arma::uvec& starts, const TransformerForward& f,
+                                        const arma::mat& dlogits) {
   if (dlogits.n_rows != f.logits.n_rows || dlogits.n_cols != f.logits.n_cols)
     throw ShapeError(fmt::format("transformer_backward: the logits' gradient is {}, the logits {}",
                                  shape_of(dlogits), shape_of(f.logits)));
+  const std::vector<Rows> sentences = sentence_rows(tokens.n_elem, starts);
   TransformerWeights g;
   g.config = w.config;
   g.blocks.resize(w.blocks.size());
@@ -195,14 +232,22 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
     // x_out = u + MLP(LN2(u)): the residual passes dx straight through and the branch adds.
     const FeedForwardGradients mlp = feed_forward_backward(s.ln2.y, b.mlp, s.mlp, dx);
     const LayerNormGradients ln2 = layer_norm_backward(s.ln2, b.ln2_gamma, mlp.dx);
-    arma::mat du = dx + ln2.dx;
-    // u = x + MultiHead(LN1(x)): query, key and value are all LN1(x), so their gradients add.
-    const MultiHeadGradients att =
-        multi_head_backward(s.ln1.y, s.ln1.y, s.ln1.y, b.attention, s.attention, du);
-    const LayerNormGradients ln1 = layer_norm_backward(
-        s.ln1, b.ln1_gamma, att.d_query + att.d_key + att.d_value);
+    const arma::mat du = dx + ln2.dx;
+    // u = x + MultiHead(LN1(x)) per sentence: query, key and value are all LN1(x), so their
+    // gradients add; the weights' gradients add over the sentences.
+    arma::mat d_ln1(arma::size(du));
+    MultiHeadWeights d_attention = zeros_like(b.attention);
+    for (std::size_t k = 0; k < sentences.size(); ++k) {
+      const Rows& r = sentences[k];
+      const arma::mat a = s.ln1.y.rows(r.first, r.last);
+      const MultiHeadGradients att = multi_head_backward(a, a, a, b.attention, s.attention[k],
+                                                         du.rows(r.first, r.last));
+      d_ln1.rows(r.first, r.last) = att.d_query + att.d_key + att.d_value;
+      add_into(d_attention, att.dW);
+    }
+    const LayerNormGradients ln1 = layer_norm_backward(s.ln1, b.ln1_gamma, d_ln1);
     dx = du + ln1.dx;
-    gb = {ln1.dgamma, ln1.dbeta, att.dW, ln2.dgamma, ln2.dbeta, mlp.dW};
+    gb = {ln1.dgamma, ln1.dbeta, d_attention, ln2.dgamma, ln2.dbeta, mlp.dW};
   }
   // x0 = E[tokens] + PE: each row's gradient goes to its token's row of E.
   g.embedding.zeros(w.embedding.n_rows, w.embedding.n_cols);
@@ -212,9 +257,9 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
 }
 
 TransformerStep transformer_step(const TransformerWeights& w, const PackedBatch& batch) {
-  TransformerForward f = transformer_forward(w, batch.tokens, batch.positions, batch.mask);
+  TransformerForward f = transformer_forward(w, batch.tokens, batch.starts);
   const CrossEntropy ce = cross_entropy(f.logits, batch.targets);
-  TransformerWeights g = transformer_backward(w, batch.tokens, f, ce.dlogits);
+  TransformerWeights g = transformer_backward(w, batch.tokens, batch.starts, f, ce.dlogits);
   return {ce.loss, std::move(f.logits), std::move(g)};
 }
 
@@ -222,8 +267,7 @@ arma::mat sentence_logits(const TransformerWeights& w, const arma::uvec& tokens)
   if (tokens.n_elem == 0 || tokens.n_elem > w.config.max_length)
     throw InputError(fmt::format("sentence_logits: {} tokens; the model reads 1 to {}",
                                  tokens.n_elem, w.config.max_length));
-  const arma::uvec positions = arma::regspace<arma::uvec>(0, tokens.n_elem - 1);
-  return transformer_forward(w, tokens, positions, Mask::causal(tokens.n_elem)).logits;
+  return transformer_forward(w, tokens, arma::uvec{0}).logits;
 }
 
 arma::uvec greedy_continue(const TransformerWeights& w, const arma::uvec& prompt,

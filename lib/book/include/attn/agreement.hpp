@@ -16,7 +16,6 @@
 #include <armadillo>
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -68,14 +67,19 @@ struct Accuracy {
   arma::uword disagreeing_slots = 0;  ///< the number of slots in `disagreeing`.
 };
 
-/// \brief A model's scores for the next word after each word of a sentence: `(n × V)`, any
-///        monotone score (logits, probabilities, counts).
-using NextWordScores = std::function<arma::mat(const arma::uvec& tokens)>;
-
 /// \brief The share of agreement slots at which the right form scores strictly higher than
 ///        the wrong one ("was" against "were", "it" against "they"); a tie counts as wrong.
-/// \param sentences the test set. \param scores the model. \return the accuracies.
-Accuracy accuracy(const std::vector<Sentence>& sentences, const NextWordScores& scores);
+/// \param sentences the test set.
+/// \param scores per sentence, a model's scores for the word after each of its words but the
+///        last: `(n − 1 × V)`, any monotone score (logits, probabilities, counts).
+/// \return the accuracies. \throws std::invalid_argument if the counts or shapes disagree.
+Accuracy accuracy(const std::vector<Sentence>& sentences, const std::vector<arma::mat>& scores);
+
+/// \brief A bigram model's scores for \p sentences: row \f$i\f$ of sentence \f$s\f$ is the
+///        row of \p counts of its word \f$i\f$.
+/// \param counts from bigram_counts(). \param sentences the test set.
+/// \return one `(n − 1 × V)` matrix per sentence, for accuracy().
+std::vector<arma::mat> bigram_scores(const arma::mat& counts, const std::vector<Sentence>& sentences);
 
 /// \brief Bigram counts: entry (a, b) is how often b follows a in \p sentences.
 /// \param sentences the training set. \return `(V × V)`.

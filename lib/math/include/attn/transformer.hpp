@@ -18,7 +18,6 @@
 #pragma once
 
 #include "attn/layers.hpp"
-#include "attn/mask.hpp"
 #include "attn/multi_head.hpp"
 #include <armadillo>
 #include <functional>
@@ -91,16 +90,15 @@ TransformerWeights init_transformer(
 
 /// \brief Sentences laid end to end as one input, the way a batch is trained here.
 ///
-/// Each sentence of \f$k\f$ tokens gives \f$k - 1\f$ rows: inputs \f$t_0 \dots t_{k-2}\f$,
-/// targets \f$t_1 \dots t_{k-1}\f$, positions \f$0 \dots k-2\f$. The mask is causal inside each
-/// sentence and blocks every key of another sentence, so the packed batch computes exactly
-/// what the sentences would one at a time.
+/// Each sentence of \f$k\f$ tokens gives \f$k - 1\f$ rows: inputs \f$t_0 \dots t_{k-2}\f$ and
+/// targets \f$t_1 \dots t_{k-1}\f$. The position-wise layers (embedding, layer norms, MLP,
+/// unembedding) run on all rows at once; attention runs sentence by sentence, causal inside
+/// each and blind to the others, which is what a block-diagonal causal mask over the whole
+/// batch would compute, without the blocks that are all zero.
 struct PackedBatch {
-  arma::uvec tokens;     ///< `(N)`: the input tokens, sentence after sentence.
-  arma::uvec positions;  ///< `(N)`: each token's position in its own sentence.
-  arma::uvec targets;    ///< `(N)`: the token that follows each input token.
-  arma::uvec starts;     ///< the first row of each sentence.
-  Mask mask = Mask::none(1, 1);  ///< `(N × N)`: block-diagonal and causal.
+  arma::uvec tokens;   ///< `(N)`: the input tokens, sentence after sentence.
+  arma::uvec targets;  ///< `(N)`: the token that follows each input token.
+  arma::uvec starts;   ///< the first row of each sentence, from 0, increasing.
 };
 
 /// \brief Pack \p sentences (token ids) into one batch.
@@ -108,11 +106,16 @@ struct PackedBatch {
 /// \throws InputError if there is no sentence or one has fewer than 2 tokens.
 PackedBatch pack_sentences(const std::vector<arma::uvec>& sentences);
 
+/// \brief The position of each row in its own sentence: \f$i - \text{start}\f$.
+/// \param rows \f$N\f$. \param starts as in PackedBatch. \return `(N)`.
+/// \throws InputError unless \p starts begins with 0 and increases below \p rows.
+arma::uvec positions_in_sentences(arma::uword rows, const arma::uvec& starts);
+
 /// \brief One block's forward pass, kept for its backward pass.
 struct BlockForward {
   arma::mat input;      ///< `(N × d)`: \f$x^{(l)}\f$.
   LayerNorm ln1;        ///< the normalised input to attention.
-  MultiHead attention;  ///< every head's weights and the output.
+  std::vector<MultiHead> attention;  ///< per sentence: every head's weights and the output.
   arma::mat middle;     ///< `(N × d)`: \f$u\f$, after the attention branch is added.
   LayerNorm ln2;        ///< the normalised input to the MLP.
   FeedForward mlp;      ///< the MLP's values.
@@ -127,27 +130,26 @@ struct TransformerForward {
   arma::mat logits;                 ///< `(N × V)`: \f$z\f$.
 };
 
-/// \brief The forward pass for input \p tokens at \p positions, attention limited by \p mask.
+/// \brief The forward pass over packed sentences.
 /// \param weights the model. \param tokens `(N)`, each below \f$V\f$.
-/// \param positions `(N)`, each below TransformerConfig::max_length.
-/// \param mask `(N × N)`.
+/// \param starts the first row of each sentence (`{0}` for one sentence); each sentence is
+///        at most TransformerConfig::max_length long.
 /// \return every intermediate value, the logits last.
-/// \throws ShapeError if the counts or the mask disagree; InputError naming a token or a
-///         position out of range.
+/// \throws InputError naming a token out of range, a sentence too long or bad \p starts.
 TransformerForward transformer_forward(const TransformerWeights& weights, const arma::uvec& tokens,
-                                       const arma::uvec& positions, const Mask& mask);
+                                       const arma::uvec& starts);
 
 /// \brief The backward pass: every weight's gradient, given \f$\partial L/\partial z\f$.
 ///
 /// Each step runs a layer's backward pass in reverse order; a residual connection adds its
 /// two gradients, and the embedding's gradient is row \f$t_i\f$ of \f$E\f$ collecting row
 /// \f$i\f$ of \f$\partial L / \partial x^{(0)}\f$.
-/// \param weights,tokens the forward pass's model and input. \param forward its result.
+/// \param weights,tokens,starts the forward pass's model and input. \param forward its result.
 /// \param dlogits `(N × V)`.
 /// \return the gradients, in a TransformerWeights of the model's shapes.
 /// \throws ShapeError if \p dlogits does not fit.
 TransformerWeights transformer_backward(const TransformerWeights& weights, const arma::uvec& tokens,
-                                        const TransformerForward& forward,
+                                        const arma::uvec& starts, const TransformerForward& forward,
                                         const arma::mat& dlogits);
 
 /// \brief One batch's loss, logits and gradients.

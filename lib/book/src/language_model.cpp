@@ -1,0 +1,138 @@
+#include "attn/language_model.hpp"
+
+#include "attn/numpy_random.hpp"
+#include "attn/training.hpp"
+#include "attn/validate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace attn::agreement {
+
+namespace {
+
+constexpr std::size_t kEvaluationBatch = 50;  // sentences packed into one forward pass
+
+std::vector<arma::uvec> tokens_of(const std::vector<Sentence>& sentences, std::size_t first,
+                                  std::size_t count) {
+  std::vector<arma::uvec> out;
+  for (std::size_t k = 0; k < count; ++k) out.push_back(sentences[(first + k) % sentences.size()].tokens);
+  return out;
+}
+
+std::vector<arma::mat> as_matrices(TransformerWeights& gradients) {
+  std::vector<arma::mat> out;
+  for (const NamedParameter& p : model_parameters(gradients)) out.push_back(*p.value);
+  return out;
+}
+
+}  // namespace
+
+std::vector<arma::mat> next_word_logits(const TransformerWeights& model,
+                                        const std::vector<Sentence>& sentences) {
+  std::vector<arma::mat> out;
+  for (std::size_t first = 0; first < sentences.size(); first += kEvaluationBatch) {
+    const std::size_t count = std::min(kEvaluationBatch, sentences.size() - first);
+    const PackedBatch batch = pack_sentences(tokens_of(sentences, first, count));
+    const arma::mat logits =
+        transformer_forward(model, batch.tokens, batch.starts).logits;
+    for (std::size_t k = 0; k < count; ++k) {
+      const arma::uword start = batch.starts(k), rows = sentences[first + k].tokens.n_elem - 1;
+      out.push_back(logits.rows(start, start + rows - 1));
+    }
+  }
+  return out;
+}
+
+Evaluation evaluate(const TransformerWeights& model, const std::vector<Sentence>& sentences) {
+  if (sentences.empty()) throw InputError("evaluate: there are no sentences");
+  const std::vector<arma::mat> logits = next_word_logits(model, sentences);
+  double total = 0.0;
+  arma::uword rows = 0;
+  for (std::size_t k = 0; k < sentences.size(); ++k) {
+    const arma::uvec& t = sentences[k].tokens;
+    total += cross_entropy(logits[k], t.tail(t.n_elem - 1)).loss * static_cast<double>(logits[k].n_rows);
+    rows += logits[k].n_rows;
+  }
+  return {total / static_cast<double>(rows), accuracy(sentences, logits)};
+}
+
+//! [train]
+Trained train(const TransformerConfig& config, const TrainingSettings& settings,
+              const std::vector<Sentence>& training, const std::vector<Sentence>& heldout,
+              const Progress& progress) {
+  if (settings.steps == 0 || settings.batch_sentences == 0 || settings.evaluate_every == 0 ||
+      !(settings.learning_rate > 0.0) || training.empty() || heldout.empty())
+    throw InputError("train: the steps, batch, learning rate, evaluation interval and both sets "
+                     "must all be positive");
+  numpy::Generator rng = numpy::default_rng(settings.seed);
+  Trained t{init_transformer(config, [&](arma::uword r, arma::uword c) { return rng.normal(r, c); }),
+            {}, {}, {}};
+  t.before = evaluate(t.model, heldout);
+  std::vector<double> steps{0}, train_loss{t.before.loss}, heldout_loss{t.before.loss},
+      acc{t.before.accuracy.all}, disagreeing{t.before.accuracy.disagreeing};
+  Adam adam(settings.learning_rate);
+  double since_last = 0.0;
+  for (arma::uword step = 1; step <= settings.steps; ++step) {
+    const std::size_t first = ((step - 1) * settings.batch_sentences) % training.size();
+    const PackedBatch batch = pack_sentences(tokens_of(training, first, settings.batch_sentences));
+    TransformerStep s = transformer_step(t.model, batch);
+    std::vector<arma::mat*> parameters;
+    for (const NamedParameter& p : model_parameters(t.model)) parameters.push_back(p.value);
+    adam.step(parameters, as_matrices(s.gradients));
+    since_last += s.loss;
+    if (progress) progress(step, s.loss);
+    if (step % settings.evaluate_every == 0 || step == settings.steps) {
+      const Evaluation e = evaluate(t.model, heldout);
+      const double interval = static_cast<double>(step - static_cast<arma::uword>(steps.back()));
+      steps.push_back(static_cast<double>(step));
+      train_loss.push_back(since_last / interval);
+      heldout_loss.push_back(e.loss);
+      acc.push_back(e.accuracy.all);
+      disagreeing.push_back(e.accuracy.disagreeing);
+      since_last = 0.0;
+      t.after = e;
+    }
+  }
+  t.curves = {arma::rowvec(steps), arma::rowvec(train_loss), arma::rowvec(heldout_loss),
+              arma::rowvec(acc), arma::rowvec(disagreeing)};
+  return t;
+}
+//! [train]
+
+std::vector<arma::mat> attention_grids(const TransformerWeights& model, const Sentence& sentence) {
+  const arma::uvec inputs = sentence.tokens.head(sentence.tokens.n_elem - 1);
+  const TransformerForward f = transformer_forward(model, inputs, arma::uvec{0});
+  std::vector<arma::mat> grids;
+  for (const BlockForward& b : f.blocks)
+    for (const Attention& head : b.attention.front().heads) grids.push_back(head.weights);
+  return grids;
+}
+
+std::vector<HeadFocus> head_focus(const TransformerWeights& model,
+                                  const std::vector<Sentence>& sentences,
+                                  const std::function<arma::uword(const Sentence&)>& slot) {
+  if (sentences.empty()) throw InputError("head_focus: there are no sentences");
+  const arma::uword heads = model.config.heads;
+  std::vector<HeadFocus> focus(model.config.layers * heads);
+  for (arma::uword k = 0; k < focus.size(); ++k) focus[k] = {k / heads, k % heads, 0.0, 0.0, 0.0};
+  for (const Sentence& s : sentences) {
+    const std::vector<arma::mat> grids = attention_grids(model, s);
+    const arma::uword q = slot(s);
+    for (arma::uword k = 0; k < grids.size(); ++k) {
+      focus[k].subject += grids[k](q, s.subject);
+      focus[k].distractor += grids[k](q, s.distractor);
+      focus[k].self += grids[k](q, q);
+    }
+  }
+  const double n = static_cast<double>(sentences.size());
+  for (HeadFocus& f : focus) {
+    f.subject /= n;
+    f.distractor /= n;
+    f.self /= n;
+  }
+  return focus;
+}
+
+}  // namespace attn::agreement
