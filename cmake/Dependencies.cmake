@@ -12,6 +12,7 @@ find_package(fmt REQUIRED)      # libfmt-dev: Python-style format specs ({:8.2f}
 find_package(CLI11 REQUIRED)    # libcli11-dev: command-line options of every chapter
 find_package(GTest REQUIRED)    # libgtest-dev: the unit tests
 find_package(OpenMP REQUIRED COMPONENTS CXX)  # g++'s libgomp: streaming attention's query blocks in parallel
+find_package(Threads REQUIRED)  # std::thread: chapter 10 trains its comparison models side by side
 # OpenBLAS itself (libopenblas-dev, found by pkgconf), the BLAS under Armadillo: streaming
 # attention calls its GEMM on blocks in place and sets its thread count around the parallel loop.
 find_package(PkgConfig REQUIRED)

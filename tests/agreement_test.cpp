@@ -60,6 +60,34 @@ TEST(Agreement, VocabularyIsUnder40WordsAndParsesBack) {
   EXPECT_THROW(ag::parse("   "), std::invalid_argument);
 }
 
+TEST(Agreement, RepeatedCountsSentencesOfTheTestSetSeenInTraining) {
+  const std::vector<ag::Sentence> a = ag::generate(10, 5), b = ag::generate(11, 3);
+  std::vector<ag::Sentence> mixed{a[1], b[0], a[4], a[1]};
+  EXPECT_EQ(ag::repeated(a, mixed), 3u);
+  EXPECT_EQ(ag::repeated(a, {}), 0u);
+  EXPECT_EQ(ag::words(ag::parse("so it")), (std::vector<std::string>{"so", "it"}));
+}
+
+TEST(Agreement, LossFloorIsTheGrammarsOwnEntropy) {
+  // Three 13-word sentences (12 predictions each) and one 12-word one (11).
+  std::vector<ag::Sentence> s = ag::generate(12, 40);
+  std::vector<ag::Sentence> four;
+  for (const ag::Sentence& x : s)
+    if (four.size() < 3 ? x.tokens.n_elem == 13 : four.size() < 4 && x.tokens.n_elem == 12) four.push_back(x);
+  ASSERT_EQ(four.size(), 4u);
+  EXPECT_NEAR(ag::loss_floor(four), 4 * std::log(12.0 * 12 * 2 * 4 * 4 * 4) / 47.0, 1e-15);
+  EXPECT_EQ(ag::loss_floor({}), 0.0);
+}
+
+TEST(Agreement, AgreesLooksAtTheFirstVerbAndPronoun) {
+  EXPECT_TRUE(ag::agrees(ag::parse("the cat that saw the dogs today was happy so it sang ."), false));
+  EXPECT_TRUE(ag::agrees(ag::parse("were hungry so they ate"), true));
+  EXPECT_FALSE(ag::agrees(ag::parse("were hungry so they ate"), false));
+  EXPECT_FALSE(ag::agrees(ag::parse("was hungry so they ate"), false));
+  EXPECT_FALSE(ag::agrees(ag::parse("was hungry so"), false));  // no pronoun yet
+  EXPECT_FALSE(ag::agrees(ag::parse("it was"), true));
+}
+
 TEST(Agreement, AccuracyCountsStrictWinsOnly) {
   const std::vector<ag::Sentence> sentences = ag::generate(8, 50);
   // An oracle that scores the true next word highest gets every slot.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -47,11 +48,13 @@ arma::uword word_id(const std::string& word) {
   return static_cast<arma::uword>(found - v.begin());
 }
 
-std::string text(const arma::uvec& tokens) {
-  std::string out;
-  for (const arma::uword t : tokens) out += (out.empty() ? "" : " ") + vocabulary().at(t);
+std::vector<std::string> words(const arma::uvec& tokens) {
+  std::vector<std::string> out;
+  for (const arma::uword t : tokens) out.push_back(vocabulary().at(t));
   return out;
 }
+
+std::string text(const arma::uvec& tokens) { return fmt::format("{}", fmt::join(words(tokens), " ")); }
 
 arma::uvec parse(const std::string& words) {
   std::istringstream in(words);
@@ -97,6 +100,32 @@ std::vector<Sentence> generate(std::uint64_t seed, std::size_t count) {
   return out;
 }
 //! [generate]
+
+double loss_floor(const std::vector<Sentence>& sentences) {
+  const double choices = static_cast<double>(kNouns.size() * kNouns.size() * 2 * kRelativeVerbs.size() *
+                                             (kAdverbs.size() + 1) * (kAdjectiveVerbs.size() / 2));
+  double predicted = 0.0;
+  for (const Sentence& s : sentences) predicted += static_cast<double>(s.tokens.n_elem - 1);
+  return predicted > 0 ? std::log(choices) * static_cast<double>(sentences.size()) / predicted : 0.0;
+}
+
+std::size_t repeated(const std::vector<Sentence>& training, const std::vector<Sentence>& test) {
+  std::set<std::string> seen;
+  for (const Sentence& s : training) seen.insert(text(s.tokens));
+  return static_cast<std::size_t>(std::count_if(test.begin(), test.end(), [&](const Sentence& s) {
+    return seen.count(text(s.tokens)) > 0;
+  }));
+}
+
+bool agrees(const arma::uvec& text, bool plural) {
+  const auto first_of = [&](const char* a, const char* b) {
+    for (const arma::uword t : text)
+      if (t == word_id(a) || t == word_id(b)) return vocabulary()[t];
+    return std::string();
+  };
+  return first_of("was", "were") == (plural ? "were" : "was") &&
+         first_of("it", "they") == (plural ? "they" : "it");
+}
 
 Accuracy accuracy(const std::vector<Sentence>& sentences, const std::vector<arma::mat>& scores) {
   if (scores.size() != sentences.size())

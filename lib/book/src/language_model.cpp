@@ -1,12 +1,20 @@
 #include "attn/language_model.hpp"
 
 #include "attn/numpy_random.hpp"
+#include "attn/threads.hpp"
 #include "attn/training.hpp"
 #include "attn/validate.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <thread>
 
 namespace attn::agreement {
 
@@ -58,6 +66,14 @@ Evaluation evaluate(const TransformerWeights& model, const std::vector<Sentence>
   return {total / static_cast<double>(rows), accuracy(sentences, logits)};
 }
 
+Progress progress_line(std::ostream& log, arma::uword steps) {
+  if (isatty(STDERR_FILENO) == 0) return {};
+  return [&log, steps](arma::uword step, double loss) {
+    fmt::print(log, "\rtraining: step {} of {}, loss {:.3f} {}", step, steps, loss, step == steps ? "\n" : "");
+    log.flush();
+  };
+}
+
 //! [train]
 Trained train(const TransformerConfig& config, const TrainingSettings& settings,
               const std::vector<Sentence>& training, const std::vector<Sentence>& heldout,
@@ -66,6 +82,8 @@ Trained train(const TransformerConfig& config, const TrainingSettings& settings,
       !(settings.learning_rate > 0.0) || training.empty() || heldout.empty())
     throw InputError("train: the steps, batch, learning rate, evaluation interval and both sets "
                      "must all be positive");
+  const OneThread one_thread;  // small matrices: a team of threads costs more than it saves
+  const auto started = std::chrono::steady_clock::now();
   numpy::Generator rng = numpy::default_rng(settings.seed);
   Trained t{init_transformer(config, [&](arma::uword r, arma::uword c) { return rng.normal(r, c); }),
             {}, {}, {}};
@@ -95,11 +113,37 @@ Trained train(const TransformerConfig& config, const TrainingSettings& settings,
       t.after = e;
     }
   }
+  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   t.curves = {arma::rowvec(steps), arma::rowvec(train_loss), arma::rowvec(heldout_loss),
               arma::rowvec(acc), arma::rowvec(disagreeing)};
   return t;
 }
 //! [train]
+
+std::vector<Evaluation> train_side_by_side(const std::vector<Run>& runs,
+                                           const std::vector<Sentence>& training,
+                                           const std::vector<Sentence>& heldout) {
+  const OneThread one_thread;  // before the workers start: OpenBLAS's setting is process-wide
+  std::vector<Evaluation> results(runs.size());
+  std::vector<std::exception_ptr> errors(runs.size());
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {  // takes the next run until none is left
+    for (std::size_t k; (k = next++) < runs.size();) {
+      try {
+        results[k] = train(runs[k].config, runs[k].settings, training, heldout).after;
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    }
+  };
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> workers;
+  for (std::size_t w = 0; w < std::min(cores, runs.size()); ++w) workers.emplace_back(worker);
+  for (std::thread& w : workers) w.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  return results;
+}
 
 std::vector<arma::mat> attention_grids(const TransformerWeights& model, const Sentence& sentence) {
   const arma::uvec inputs = sentence.tokens.head(sentence.tokens.n_elem - 1);
@@ -110,19 +154,31 @@ std::vector<arma::mat> attention_grids(const TransformerWeights& model, const Se
   return grids;
 }
 
+HeatmapRow attention_figure(const std::string& name, const TransformerWeights& model,
+                            const Sentence& sentence) {
+  const std::vector<std::string> inputs = words(sentence.tokens.head(sentence.tokens.n_elem - 1));
+  HeatmapRow row{name, fmt::format("Each head on \"{}\"", text(sentence.tokens)), {}};
+  const std::vector<arma::mat> grids = attention_grids(model, sentence);
+  for (std::size_t k = 0; k < grids.size(); ++k)
+    row.panels.push_back({"", fmt::format("layer {}, head {}", k / model.config.heads, k % model.config.heads),
+                          inputs, inputs, grids[k], ColourScale::weights, 1});
+  return row;
+}
+
 std::vector<HeadFocus> head_focus(const TransformerWeights& model,
                                   const std::vector<Sentence>& sentences,
                                   const std::function<arma::uword(const Sentence&)>& slot) {
   if (sentences.empty()) throw InputError("head_focus: there are no sentences");
   const arma::uword heads = model.config.heads;
   std::vector<HeadFocus> focus(model.config.layers * heads);
-  for (arma::uword k = 0; k < focus.size(); ++k) focus[k] = {k / heads, k % heads, 0.0, 0.0, 0.0};
+  for (arma::uword k = 0; k < focus.size(); ++k) focus[k] = {k / heads, k % heads, 0.0, 0.0, 0.0, 0.0};
   for (const Sentence& s : sentences) {
     const std::vector<arma::mat> grids = attention_grids(model, s);
     const arma::uword q = slot(s);
     for (arma::uword k = 0; k < grids.size(); ++k) {
       focus[k].subject += grids[k](q, s.subject);
       focus[k].distractor += grids[k](q, s.distractor);
+      focus[k].verb += grids[k](q, s.verb_slot + 1);
       focus[k].self += grids[k](q, q);
     }
   }
@@ -130,6 +186,7 @@ std::vector<HeadFocus> head_focus(const TransformerWeights& model,
   for (HeadFocus& f : focus) {
     f.subject /= n;
     f.distractor /= n;
+    f.verb /= n;
     f.self /= n;
   }
   return focus;

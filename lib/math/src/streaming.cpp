@@ -1,5 +1,6 @@
 #include "attn/streaming.hpp"
 
+#include "attn/threads.hpp"
 #include "attn/validate.hpp"
 
 #include <fmt/format.h>
@@ -26,19 +27,6 @@ arma::uword allowed_end(const StreamingMask& mask, arma::uword row, arma::uword 
   if (mask.causal) end = std::min(end, row + 1);
   return end;
 }
-
-// OpenBLAS runs one thread while the query blocks run in parallel, then what it ran before:
-// one GEMM per thread, not two threads' GEMMs fighting over two cores.
-class OneBlasThread {
- public:
-  OneBlasThread() : before_(openblas_get_num_threads()) { openblas_set_num_threads(1); }
-  ~OneBlasThread() { openblas_set_num_threads(before_); }
-  OneBlasThread(const OneBlasThread&) = delete;
-  OneBlasThread& operator=(const OneBlasThread&) = delete;
-
- private:
-  int before_;
-};
 
 // An integer's bits read as a double (std::bit_cast in C++20).
 double bits_as_double(std::uint64_t b) { return __builtin_bit_cast(double, b); }
@@ -145,7 +133,7 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
   arma::mat Z(n, d_v);
   arma::vec log_sum_exp(n);
   const arma::uword query_blocks = (n + blocks.queries - 1) / blocks.queries;
-  const OneBlasThread one_blas_thread;
+  const OneBlasThread one_blas_thread;  // one GEMM per thread, not two threads' GEMMs per core
 #pragma omp parallel for schedule(dynamic)
   for (arma::uword b = 0; b < query_blocks; ++b) {
     const arma::uword q0 = b * blocks.queries, bq = std::min(blocks.queries, n - q0);

@@ -30,6 +30,10 @@ const std::vector<std::string>& vocabulary();
 /// \throws std::invalid_argument listing the vocabulary if \p word is not in it.
 arma::uword word_id(const std::string& word);
 
+/// \brief Words from their ids.
+/// \param tokens ids. \return one word per id. \throws std::out_of_range on an unknown id.
+std::vector<std::string> words(const arma::uvec& tokens);
+
 /// \brief Words from their ids, separated by spaces.
 /// \param tokens ids. \return the text. \throws std::out_of_range on an unknown id.
 std::string text(const arma::uvec& tokens);
@@ -58,6 +62,23 @@ struct Sentence {
 /// `tests/data/generate_transformer_fixtures.py` draws the same sentences in Python.
 /// \param seed the generator's seed. \param count how many. \return the sentences.
 std::vector<Sentence> generate(std::uint64_t seed, std::size_t count);
+
+/// \brief The lowest next-word loss any model can reach on \p sentences: that of the grammar
+///        itself. Every sentence is one of \f$12 \cdot 12 \cdot 2 \cdot 4 \cdot 4 \cdot 4\f$
+///        equally likely choices (N1, N2, which clause, V, adverb or none, ADJ), so the loss is
+///        \f$\ln(73728)\f$ per sentence, spread over its predicted words.
+/// \param sentences a set. \return nats per predicted word.
+double loss_floor(const std::vector<Sentence>& sentences);
+
+/// \brief How many sentences of \p test are also sentences of \p training, word for word.
+/// \param training,test two sets. \return the count, over \p test.
+std::size_t repeated(const std::vector<Sentence>& training, const std::vector<Sentence>& test);
+
+/// \brief Whether a text's verb and pronoun agree with a subject: its first "was/were" and its
+///        first "it/they" are both there and are the singular forms, or both the plural ones.
+/// \param text ids, for example a greedy continuation. \param plural whether the subject is.
+/// \return true if they agree.
+bool agrees(const arma::uvec& text, bool plural);
 
 /// \brief How often a model prefers the right form at the agreement slots.
 struct Accuracy {

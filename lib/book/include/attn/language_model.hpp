@@ -4,12 +4,15 @@
 #pragma once
 
 #include "attn/agreement.hpp"
+#include "attn/plot.hpp"
 #include "attn/transformer.hpp"
 
 #include <armadillo>
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
+#include <string>
 #include <vector>
 
 namespace attn::agreement {
@@ -53,10 +56,17 @@ struct Trained {
   Evaluation before;         ///< on the held-out set before the first step.
   Evaluation after;          ///< on the held-out set after the last step.
   Curves curves;             ///< the measurements along the way.
+  double seconds = 0.0;      ///< the wall time of the training steps and measurements.
 };
 
 /// \brief Called after every step with the step's number (from 1) and its batch loss.
 using Progress = std::function<void(arma::uword step, double loss)>;
+
+/// \brief A Progress that rewrites one line on \p log ("training: step 120 of 800, loss
+///        1.234") and ends it after the last step, when stderr is a terminal; when it is not
+///        (a file, a pipe, a test), nothing is written.
+/// \param log the chapter's stderr. \param steps the last step. \return the callback.
+Progress progress_line(std::ostream& log, arma::uword steps);
 
 /// \brief Draw a model from \p settings.seed, train it on \p training and measure it on
 ///        \p heldout (which never influences the weights).
@@ -68,17 +78,33 @@ Trained train(const TransformerConfig& config, const TrainingSettings& settings,
               const std::vector<Sentence>& training, const std::vector<Sentence>& heldout,
               const Progress& progress = {});
 
+/// \brief One model to train: its sizes and its schedule.
+struct Run {
+  TransformerConfig config;   ///< the model's sizes.
+  TrainingSettings settings;  ///< its schedule and seed.
+};
+
+/// \brief train() each of \p runs, side by side on the machine's cores, each on one thread.
+///        Every run is as deterministic as on its own; only the wall time changes.
+/// \param runs the models. \param training,heldout the two sets.
+/// \return the held-out evaluation after training, in the order of \p runs.
+std::vector<Evaluation> train_side_by_side(const std::vector<Run>& runs,
+                                           const std::vector<Sentence>& training,
+                                           const std::vector<Sentence>& heldout);
+
 /// \brief Where one head looks from one kind of slot, averaged over sentences.
 struct HeadFocus {
   arma::uword layer = 0;   ///< from 0.
   arma::uword head = 0;    ///< from 0.
   double subject = 0.0;    ///< mean weight on N1.
   double distractor = 0.0; ///< mean weight on N2.
+  double verb = 0.0;       ///< mean weight on was/were (0 from a slot before it: causal).
   double self = 0.0;       ///< mean weight on the slot's own word.
 };
 
 /// \brief For every layer and head, the mean attention weight that the query at each
-///        sentence's \p slot puts on the subject noun, the distractor noun and itself.
+///        sentence's \p slot puts on the subject noun, the distractor noun, "was/were" and
+///        itself.
 /// \param model the weights. \param sentences the set.
 /// \param slot picks the query row of a sentence (for example its Sentence::pronoun_slot).
 /// \return layer by layer, head by head.
@@ -90,5 +116,11 @@ std::vector<HeadFocus> head_focus(const TransformerWeights& model,
 /// \param model the weights. \param sentence the sentence (its last word is not an input).
 /// \return `(n − 1 × n − 1)` grids.
 std::vector<arma::mat> attention_grids(const TransformerWeights& model, const Sentence& sentence);
+
+/// \brief A figure of attention_grids(): one panel per head, side by side, labelled with the
+///        sentence's words. \param name the figure's file stem. \param model the weights.
+/// \param sentence the sentence. \return the figure, for Plotter::heatmaps().
+HeatmapRow attention_figure(const std::string& name, const TransformerWeights& model,
+                            const Sentence& sentence);
 
 }  // namespace attn::agreement

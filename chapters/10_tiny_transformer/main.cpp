@@ -1,0 +1,149 @@
+// Chapter 10: every piece together. A small decoder-only transformer, trained here, learns a
+// language in which "was/were" and "it/they" agree with a noun several words back, past a
+// second noun; a bigram model cannot. One training step equals PyTorch's (tests/torch_test.cpp).
+// Its page: chapters/10_tiny_transformer/chapter.md.
+
+#include <attn/agreement.hpp>
+#include <attn/chapter.hpp>
+#include <attn/language_model.hpp>
+#include <attn/transformer.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fmt/ostream.h>
+
+#include <array>
+#include <cmath>
+#include <tuple>
+
+namespace {
+namespace ag = attn::agreement;
+
+//! [settings]
+// Every size and setting, fixed before the held-out set was looked at. Training always runs
+// exactly kTraining.steps steps (no early stopping), so the held-out set never steers it.
+const attn::TransformerConfig kModel{35 /*vocabulary*/, 16 /*d_model*/, 2 /*heads*/,
+                                     1 /*block*/, 64 /*MLP width*/, 13 /*max_length*/, true};
+const ag::TrainingSettings kTraining{800 /*steps*/, 32 /*sentences a step*/, 1e-2 /*Adam's η*/,
+                                     50 /*steps between measurements*/, 1 /*weights' seed*/};
+const std::size_t kTrainingSentences = 2000, kHeldOutSentences = 500;
+const std::uint64_t kTrainingSeed = 1, kHeldOutSeed = 2;  // the sentences' seeds
+//! [settings]
+
+//! [article-numbers]
+const double kLossNearLogV = 0.1;                   // the first loss, within this of ln 35 = 3.555
+const double kCoinFlip = 0.5, kCoinFlipBand = 0.1;  // the bigram model's accuracy
+const double kAtLeast = 0.95;                       // the trained model's held-out accuracy
+const double kSecondsAtMost = 60.0;                 // training, on the book's 2-core machine
+//! [article-numbers]
+
+void heads(attn::Chapter& ch, const attn::TransformerWeights& model, const std::vector<ag::Sentence>& held) {
+  std::vector<attn::Series> bars;
+  for (const bool pronoun : {false, true}) {
+    const auto slot = [pronoun](const ag::Sentence& s) { return pronoun ? s.pronoun_slot : s.verb_slot; };
+    fmt::print(ch.out, "\nWhere each head looks from {} (mean weight over the held-out set)\n"
+               "                 subject  distractor  was/were    self\n",
+               pronoun ? "\"so\", the word before it/they" : "the word before was/were");
+    for (const ag::HeadFocus& f : ag::head_focus(model, held, slot)) {
+      fmt::print(ch.out, "  layer {} head {}  {:>6.3f}  {:>10.3f}  {:>8}  {:>6.3f}\n", f.layer, f.head,
+                 f.subject, f.distractor, pronoun ? fmt::format("{:.3f}", f.verb) : "-", f.self);
+      bars.push_back({fmt::format("head {}, from {}", f.head, pronoun ? "\"so\"" : "before was/were"),
+                      {f.subject, f.distractor, f.verb, f.self},
+                      std::array{"#d95f02", "#fdae6b", "#1b9e77", "#a6dba0"}[2 * pronoun + f.head % 2]});
+    }
+  }
+  ch.plots.bars({"10-04-head-focus", "Mean attention weight from the two agreement slots",
+                 {"subject N1", "distractor N2", "was/were", "itself"}, bars, "mean weight"});
+  ch.plots.heatmaps(ag::attention_figure("10-03-heads", model, held.front()));
+}
+
+void continuations(attn::Chapter& ch, const attn::TransformerWeights& model,
+                   const std::vector<ag::Sentence>& held, const std::string& prompt) {
+  fmt::print(ch.out, "\nGreedy continuations of held-out sentences, cut after the relative clause\n");
+  bool all_agree = true;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const arma::uvec cut = held[k].tokens.head(6), text = attn::greedy_continue(model, cut, 0);
+    fmt::print(ch.out, "  {} | {}\n", ag::text(cut), ag::text(text.tail(text.n_elem - cut.n_elem)));
+    all_agree &= ag::agrees(text, held[k].subject_plural);
+  }
+  ch.checks.claim("every continuation's was/were and it/they agree with its subject", all_agree);
+  if (!prompt.empty())
+    fmt::print(ch.out, "\nYour prompt: {} | ...\ncontinued:   {}\n", prompt,
+               ag::text(attn::greedy_continue(model, ag::parse(prompt), 0)));
+}
+
+void comparison(attn::Chapter& ch, const std::vector<ag::Sentence>& train,
+                const std::vector<ag::Sentence>& held, const ag::Evaluation& model) {
+  std::vector<ag::Run> runs;  // 3 variants × 3 seeds; the first is the model again
+  for (const auto& [heads, positions] : {std::pair{2u, true}, {1u, true}, {2u, false}})
+    for (const std::uint64_t seed : {1, 2, 3}) {
+      runs.push_back({kModel, kTraining});
+      std::tie(runs.back().config.heads, runs.back().config.positions, runs.back().settings.seed) =
+          std::tuple{heads, positions, seed};
+    }
+  const std::vector<ag::Evaluation> results = ag::train_side_by_side(runs, train, held);
+  fmt::print(ch.out, "\nThe same training with one thing changed, three seeds each: held-out "
+             "agreement accuracy (where the nouns disagree)\n");
+  for (std::size_t k = 0; k < results.size(); ++k)
+    fmt::print(ch.out, "{}   seed {}: {:.3f} ({:.3f}){}", k % 3 ? "" : std::array{"  2 heads (the model)  ",
+               "  1 head of width 16   ", "  2 heads, no positions"}[k / 3], runs[k].settings.seed,
+               results[k].accuracy.all, results[k].accuracy.disagreeing, k % 3 == 2 ? "\n" : "");
+  ch.checks.claim("trained again from seed 1, the model scores exactly the same",
+                  results[0].accuracy.all == model.accuracy.all && results[0].loss == model.loss);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const attn::ChapterInfo info{"ch10_tiny_transformer", "Chapter 10: a small transformer, trained "
+                               "here, gets agreement right where a bigram model guesses", false, "the target"};
+  bool quick = false;
+  std::string prompt;
+  const auto options = [&](CLI::App& app) {
+    app.add_flag("--quick", quick, "train the model only, not the comparison table's eight others");
+    app.add_option("--prompt", prompt, "words to continue greedily, e.g. \"the mice that saw the cat\"");
+  };
+  return attn::run_chapter(argc, argv, info, options, [&](attn::Chapter& ch) {
+    if (!prompt.empty()) ag::parse(prompt);  // an unknown word is refused before training
+    const std::vector<ag::Sentence> train = ag::generate(kTrainingSeed, kTrainingSentences);
+    const std::vector<ag::Sentence> held = ag::generate(kHeldOutSeed, kHeldOutSentences);
+    fmt::print(ch.out, "The language: {} words; {} training sentences (seed {}), {} held out (seed {}), {} "
+               "of which are also training sentences. The first three:\n", ag::vocabulary().size(),
+               train.size(), kTrainingSeed, held.size(), kHeldOutSeed, ag::repeated(train, held));
+    for (std::size_t k = 0; k < 3; ++k) fmt::print(ch.out, "  {}\n", ag::text(train[k].tokens));
+    const arma::mat counts = ag::bigram_counts(train);
+    const ag::Accuracy bigram = ag::accuracy(held, ag::bigram_scores(counts, held));
+    fmt::print(ch.out, "\nA bigram model counted from the training set: held-out loss {:.3f}; agreement "
+               "accuracy {:.3f} ({:.3f} where the nouns disagree), over {} slots\n",
+               ag::bigram_loss(counts, held), bigram.all, bigram.disagreeing, bigram.slots);
+    ch.checks.approximately("bigram agreement accuracy, a coin flip", kCoinFlip, kCoinFlipBand, bigram.all);
+
+    fmt::print(ch.out, "\nThe transformer: {} block, d_model {}, {} heads, MLP width {}: {} parameters. {} Adam "
+               "steps of {} sentences, learning rate {}\n", kModel.layers, kModel.d_model, kModel.heads,
+               kModel.d_ff, attn::parameter_count(kModel), kTraining.steps, kTraining.batch_sentences,
+               kTraining.learning_rate);
+    const ag::Trained t =
+        ag::train(kModel, kTraining, train, held, ag::progress_line(ch.log, kTraining.steps));
+    fmt::print(ch.log, "training took {:.1f} s\n", t.seconds);  // varies: stderr
+    ch.checks.claim(fmt::format("training takes under {:.0f} s", kSecondsAtMost), t.seconds < kSecondsAtMost);
+    fmt::print(ch.out, "\nThe grammar's own loss on the held-out set, the best any model can expect: {:.4f}\n",
+               ag::loss_floor(held));
+    fmt::print(ch.out, "\n  step   training loss   held-out loss   agreement accuracy (nouns disagree)\n");
+    for (arma::uword i = 0; i < t.curves.steps.n_elem; i += 2)
+      fmt::print(ch.out, "  {:>4.0f}   {:>13.4f}   {:>13.4f}   {:>18.3f} ({:.3f})\n", t.curves.steps(i),
+                 t.curves.training_loss(i), t.curves.heldout_loss(i), t.curves.accuracy(i), t.curves.disagreeing(i));
+    ch.checks.approximately("loss before training, near ln 35", std::log(35.0), kLossNearLogV, t.before.loss);
+    ch.checks.claim(fmt::format("held-out agreement accuracy at least {:.2f}", kAtLeast), t.after.accuracy.all >= kAtLeast);
+    ch.checks.claim(fmt::format("and where the nouns disagree, at least {:.2f}", kAtLeast), t.after.accuracy.disagreeing >= kAtLeast);
+    ch.plots.lines({"10-01-loss", "Next-word loss while training", "Adam step", "cross-entropy (nats per word)",
+                    t.curves.steps, {{"training batches", t.curves.training_loss, "#d95f02"},
+                                     {"held-out sentences", t.curves.heldout_loss, "#1b9e77"}}, false, false, "top right"});
+    ch.plots.lines({"10-02-accuracy", "Agreement accuracy on the held-out sentences", "Adam step", "accuracy",
+                    t.curves.steps, {{"every slot", t.curves.accuracy, "#1b9e77"},
+                                     {"nouns that disagree", t.curves.disagreeing, "#7570b3"},
+                                     {"bigram model", arma::rowvec(t.curves.steps.n_elem).fill(bigram.all), "#d95f02", true}},
+                    false, false, "bottom right"});
+    heads(ch, t.model, held);
+    continuations(ch, t.model, held, prompt);
+    if (!quick) comparison(ch, train, held, t.after);
+  });
+}
