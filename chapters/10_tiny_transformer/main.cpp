@@ -1,7 +1,6 @@
 // Chapter 10: every piece together. A small decoder-only transformer, trained here, learns a
-// language in which "was/were" and "it/they" agree with a noun several words back, past a
-// second noun; a bigram model cannot. One training step equals PyTorch's (tests/torch_test.cpp).
-// Its page: chapters/10_tiny_transformer/chapter.md.
+// language in which "was/were" and "it/they" agree with a noun several words back, past another
+// noun; a bigram model cannot. Its page: chapters/10_tiny_transformer/chapter.md.
 
 #include <attn/agreement.hpp>
 #include <attn/chapter.hpp>
@@ -99,11 +98,13 @@ int main(int argc, char** argv) {
   bool quick = false;
   std::string prompt;
   const auto options = [&](CLI::App& app) {
-    app.add_flag("--quick", quick, "train the model only, not the comparison table's eight others");
-    app.add_option("--prompt", prompt, "words to continue greedily, e.g. \"the mice that saw the cat\"");
+    app.add_flag("--quick", quick, "train the model only, not the nine runs of the comparison table");
+    app.add_option("--prompt", prompt, "words to continue greedily, e.g. \"the mice that saw the cat\"")
+        ->check([](const std::string& words) {  // an unknown word is refused before training
+          try { ag::parse(words); } catch (const std::invalid_argument& e) { return std::string(e.what()); }
+          return std::string(); });
   };
   return attn::run_chapter(argc, argv, info, options, [&](attn::Chapter& ch) {
-    if (!prompt.empty()) ag::parse(prompt);  // an unknown word is refused before training
     const std::vector<ag::Sentence> train = ag::generate(kTrainingSeed, kTrainingSentences);
     const std::vector<ag::Sentence> held = ag::generate(kHeldOutSeed, kHeldOutSentences);
     fmt::print(ch.out, "The language: {} words; {} training sentences (seed {}), {} held out (seed {}), {} "
@@ -116,7 +117,6 @@ int main(int argc, char** argv) {
                "accuracy {:.3f} ({:.3f} where the nouns disagree), over {} slots\n",
                ag::bigram_loss(counts, held), bigram.all, bigram.disagreeing, bigram.slots);
     ch.checks.approximately("bigram agreement accuracy, a coin flip", kCoinFlip, kCoinFlipBand, bigram.all);
-
     fmt::print(ch.out, "\nThe transformer: {} block, d_model {}, {} heads, MLP width {}: {} parameters. {} Adam "
                "steps of {} sentences, learning rate {}\n", kModel.layers, kModel.d_model, kModel.heads,
                kModel.d_ff, attn::parameter_count(kModel), kTraining.steps, kTraining.batch_sentences,
@@ -125,12 +125,13 @@ int main(int argc, char** argv) {
         ag::train(kModel, kTraining, train, held, ag::progress_line(ch.log, kTraining.steps));
     fmt::print(ch.log, "training took {:.1f} s\n", t.seconds);  // varies: stderr
     ch.checks.claim(fmt::format("training takes under {:.0f} s", kSecondsAtMost), t.seconds < kSecondsAtMost);
-    fmt::print(ch.out, "\nThe grammar's own loss on the held-out set, the best any model can expect: {:.4f}\n",
-               ag::loss_floor(held));
-    fmt::print(ch.out, "\n  step   training loss   held-out loss   agreement accuracy (nouns disagree)\n");
+    fmt::print(ch.out, "\nThe grammar's own loss on the held-out set, the best any model can expect: {:.4f}\n\n"
+               "  step   training loss   held-out loss   agreement accuracy (nouns disagree)\n", ag::loss_floor(held));
     for (arma::uword i = 0; i < t.curves.steps.n_elem; i += 2)
       fmt::print(ch.out, "  {:>4.0f}   {:>13.4f}   {:>13.4f}   {:>18.3f} ({:.3f})\n", t.curves.steps(i),
                  t.curves.training_loss(i), t.curves.heldout_loss(i), t.curves.accuracy(i), t.curves.disagreeing(i));
+    fmt::print(ch.out, "After training: held-out loss {:.4f}; agreement accuracy {:.3f} ({:.3f} where the "
+               "nouns disagree)\n", t.after.loss, t.after.accuracy.all, t.after.accuracy.disagreeing);
     ch.checks.approximately("loss before training, near ln 35", std::log(35.0), kLossNearLogV, t.before.loss);
     ch.checks.claim(fmt::format("held-out agreement accuracy at least {:.2f}", kAtLeast), t.after.accuracy.all >= kAtLeast);
     ch.checks.claim(fmt::format("and where the nouns disagree, at least {:.2f}", kAtLeast), t.after.accuracy.disagreeing >= kAtLeast);

@@ -74,7 +74,6 @@ Progress progress_line(std::ostream& log, arma::uword steps) {
   };
 }
 
-//! [train]
 Trained train(const TransformerConfig& config, const TrainingSettings& settings,
               const std::vector<Sentence>& training, const std::vector<Sentence>& heldout,
               const Progress& progress) {
@@ -88,17 +87,21 @@ Trained train(const TransformerConfig& config, const TrainingSettings& settings,
   Trained t{init_transformer(config, [&](arma::uword r, arma::uword c) { return rng.normal(r, c); }),
             {}, {}, {}};
   t.before = evaluate(t.model, heldout);
-  std::vector<double> steps{0}, train_loss{t.before.loss}, heldout_loss{t.before.loss},
+  const double first_batch =
+      transformer_step(t.model, pack_sentences(tokens_of(training, 0, settings.batch_sentences))).loss;
+  std::vector<double> steps{0}, train_loss{first_batch}, heldout_loss{t.before.loss},
       acc{t.before.accuracy.all}, disagreeing{t.before.accuracy.disagreeing};
   Adam adam(settings.learning_rate);
   double since_last = 0.0;
   for (arma::uword step = 1; step <= settings.steps; ++step) {
+    //! [step]
     const std::size_t first = ((step - 1) * settings.batch_sentences) % training.size();
     const PackedBatch batch = pack_sentences(tokens_of(training, first, settings.batch_sentences));
     TransformerStep s = transformer_step(t.model, batch);
     std::vector<arma::mat*> parameters;
     for (const NamedParameter& p : model_parameters(t.model)) parameters.push_back(p.value);
     adam.step(parameters, as_matrices(s.gradients));
+    //! [step]
     since_last += s.loss;
     if (progress) progress(step, s.loss);
     if (step % settings.evaluate_every == 0 || step == settings.steps) {
@@ -118,7 +121,6 @@ Trained train(const TransformerConfig& config, const TrainingSettings& settings,
               arma::rowvec(acc), arma::rowvec(disagreeing)};
   return t;
 }
-//! [train]
 
 std::vector<Evaluation> train_side_by_side(const std::vector<Run>& runs,
                                            const std::vector<Sentence>& training,

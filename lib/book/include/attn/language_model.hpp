@@ -44,7 +44,8 @@ Evaluation evaluate(const TransformerWeights& model, const std::vector<Sentence>
 /// \brief What training recorded, at step 0 and every TrainingSettings::evaluate_every steps.
 struct Curves {
   arma::rowvec steps;           ///< the steps measured.
-  arma::rowvec training_loss;   ///< mean loss of the training batches since the last point.
+  arma::rowvec training_loss;   ///< mean loss of the training batches since the last point
+                                ///< (at step 0: the first batch's, before any update).
   arma::rowvec heldout_loss;    ///< on the held-out set.
   arma::rowvec accuracy;        ///< held-out agreement accuracy, every slot.
   arma::rowvec disagreeing;     ///< the same over the sentences whose nouns disagree.
