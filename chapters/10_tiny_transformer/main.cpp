@@ -39,7 +39,7 @@ void heads(attn::Chapter& ch, const attn::TransformerWeights& model, const std::
   std::vector<attn::Series> bars;
   for (const bool pronoun : {false, true}) {
     const auto slot = [pronoun](const ag::Sentence& s) { return pronoun ? s.pronoun_slot : s.verb_slot; };
-    fmt::print(ch.out, "\nWhere each head looks from {} (mean weight over the held-out set)\n"
+    fmt::print(ch.out, "\nWhere each head looks from {}\n(mean weight over the held-out set)\n"
                "                 subject  distractor  was/were    self\n",
                pronoun ? "\"so\", the word before it/they" : "the word before was/were");
     for (const ag::HeadFocus& f : ag::head_focus(model, held, slot)) {
@@ -80,12 +80,12 @@ void comparison(attn::Chapter& ch, const std::vector<ag::Sentence>& train,
           std::tuple{heads, positions, seed};
     }
   const std::vector<ag::Evaluation> results = ag::train_side_by_side(runs, train, held);
-  fmt::print(ch.out, "\nThe same training with one thing changed, three seeds each: held-out "
-             "agreement accuracy (where the nouns disagree)\n");
+  fmt::print(ch.out, "\nThe same training with one thing changed: held-out agreement accuracy\n(where the "
+             "nouns disagree), three seeds each\n                          seed 1          seed 2          seed 3\n");
   for (std::size_t k = 0; k < results.size(); ++k)
-    fmt::print(ch.out, "{}   seed {}: {:.3f} ({:.3f}){}", k % 3 ? "" : std::array{"  2 heads (the model)  ",
-               "  1 head of width 16   ", "  2 heads, no positions"}[k / 3], runs[k].settings.seed,
-               results[k].accuracy.all, results[k].accuracy.disagreeing, k % 3 == 2 ? "\n" : "");
+    fmt::print(ch.out, "{}   {:.3f} ({:.3f}){}", k % 3 ? "" : std::array{"  2 heads (the model)  ", "  1 head "
+               "of width 16   ", "  2 heads, no positions"}[k / 3], results[k].accuracy.all,
+               results[k].accuracy.disagreeing, k % 3 == 2 ? "\n" : "");
   ch.checks.claim("trained again from seed 1, the model scores exactly the same",
                   results[0].accuracy.all == model.accuracy.all && results[0].loss == model.loss);
 }
@@ -107,17 +107,17 @@ int main(int argc, char** argv) {
   return attn::run_chapter(argc, argv, info, options, [&](attn::Chapter& ch) {
     const std::vector<ag::Sentence> train = ag::generate(kTrainingSeed, kTrainingSentences);
     const std::vector<ag::Sentence> held = ag::generate(kHeldOutSeed, kHeldOutSentences);
-    fmt::print(ch.out, "The language: {} words; {} training sentences (seed {}), {} held out (seed {}), {} "
+    fmt::print(ch.out, "The language: {} words; {} training sentences (seed {}), {} held out\n(seed {}), {} "
                "of which are also training sentences. The first three:\n", ag::vocabulary().size(),
                train.size(), kTrainingSeed, held.size(), kHeldOutSeed, ag::repeated(train, held));
     for (std::size_t k = 0; k < 3; ++k) fmt::print(ch.out, "  {}\n", ag::text(train[k].tokens));
     const arma::mat counts = ag::bigram_counts(train);
     const ag::Accuracy bigram = ag::accuracy(held, ag::bigram_scores(counts, held));
-    fmt::print(ch.out, "\nA bigram model counted from the training set: held-out loss {:.3f}; agreement "
+    fmt::print(ch.out, "\nA bigram model counted from the training set: held-out loss {:.3f};\nagreement "
                "accuracy {:.3f} ({:.3f} where the nouns disagree), over {} slots\n",
                ag::bigram_loss(counts, held), bigram.all, bigram.disagreeing, bigram.slots);
     ch.checks.approximately("bigram agreement accuracy, a coin flip", kCoinFlip, kCoinFlipBand, bigram.all);
-    fmt::print(ch.out, "\nThe transformer: {} block, d_model {}, {} heads, MLP width {}: {} parameters. {} Adam "
+    fmt::print(ch.out, "\nThe transformer: {} block, d_model {}, {} heads, MLP width {}: {} parameters.\n{} Adam "
                "steps of {} sentences, learning rate {}\n", kModel.layers, kModel.d_model, kModel.heads,
                kModel.d_ff, attn::parameter_count(kModel), kTraining.steps, kTraining.batch_sentences,
                kTraining.learning_rate);
@@ -125,12 +125,12 @@ int main(int argc, char** argv) {
         ag::train(kModel, kTraining, train, held, ag::progress_line(ch.log, kTraining.steps));
     fmt::print(ch.log, "training took {:.1f} s\n", t.seconds);  // varies: stderr
     ch.checks.claim(fmt::format("training takes under {:.0f} s", kSecondsAtMost), t.seconds < kSecondsAtMost);
-    fmt::print(ch.out, "\nThe grammar's own loss on the held-out set, the best any model can expect: {:.4f}\n\n"
+    fmt::print(ch.out, "\nThe loss of the grammar itself on the held-out set, the best a model can expect: {:.4f}\n\n"
                "  step   training loss   held-out loss   agreement accuracy (nouns disagree)\n", ag::loss_floor(held));
     for (arma::uword i = 0; i < t.curves.steps.n_elem; i += 2)
       fmt::print(ch.out, "  {:>4.0f}   {:>13.4f}   {:>13.4f}   {:>18.3f} ({:.3f})\n", t.curves.steps(i),
                  t.curves.training_loss(i), t.curves.heldout_loss(i), t.curves.accuracy(i), t.curves.disagreeing(i));
-    fmt::print(ch.out, "After training: held-out loss {:.4f}; agreement accuracy {:.3f} ({:.3f} where the "
+    fmt::print(ch.out, "After training: held-out loss {:.4f}; agreement accuracy {:.3f}\n({:.3f} where the "
                "nouns disagree)\n", t.after.loss, t.after.accuracy.all, t.after.accuracy.disagreeing);
     ch.checks.approximately("loss before training, near ln 35", std::log(35.0), kLossNearLogV, t.before.loss);
     ch.checks.claim(fmt::format("held-out agreement accuracy at least {:.2f}", kAtLeast), t.after.accuracy.all >= kAtLeast);

@@ -109,13 +109,17 @@ std::string heatmap_commands(const Heatmap& h, double reach, const std::string& 
   const bool weights = h.scale == ColourScale::weights;
   const double rows = static_cast<double>(h.values.n_rows);
   const double cols = static_cast<double>(h.values.n_cols);
+  // Small cells have no room for words side by side under the columns: slant them.
+  const bool slant = !h.write_values && std::any_of(h.keys.begin(), h.keys.end(),
+                                                    [](const std::string& k) { return k.size() > 3; });
   return fmt::format(
              "set title {}\n"
              "set xlabel {}\nset ylabel {}\n"
-             "set xrange [-0.5:{}]\nset yrange [{}:-0.5]\nset xtics {}\nset ytics {}\n"
+             "set xrange [-0.5:{}]\nset yrange [{}:-0.5]\nset xtics {} {}\nset ytics {}\n"
              "set tics scale 0\nset size ratio -1\nunset key\nset cbrange [{}:{}]\nset cblabel {}\n",
              quoted(h.title), quoted(h.x_label), quoted(h.y_label), cols - 0.5, rows - 0.5,
-             tics(h.keys), tics(h.queries), weights ? 0.0 : -reach, reach,
+             tics(h.keys), slant ? "rotate by 45 right" : "norotate", tics(h.queries),
+             weights ? 0.0 : -reach, reach,
              quoted(!h.colour_label.empty() ? h.colour_label : weights ? "weight" : "score")) +
          (weights ? palette_command(weight_palette())
                   : "set palette defined (-1 '#b2182b', 0 '#f7f7f7', 1 '#2166ac')\n") +

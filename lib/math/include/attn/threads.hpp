@@ -25,10 +25,11 @@ class OneBlasThread {
 ///        thread (Armadillo's element-wise loops among them) run on one thread each.
 ///
 /// For chapter 10's 16-wide model every matrix is small, and a team of threads costs more
-/// than it saves: the training took 2.8 s with OpenMP's team and 2.5 s on one thread. Running
-/// several trainings side by side, one per core, was three times slower while OpenBLAS kept its
-/// own threads, because the two callers' BLAS threads competed for the same cores. A thread
-/// that starts others should hold one before it does; each of them may hold its own.
+/// than it saves: the chapter's `--quick` run took 2.8 s with OpenMP's team and 2.5 s with one
+/// thread. Its nine comparison runs, two at a time, took about three times longer while
+/// OpenBLAS kept its own threads, because the two callers' BLAS threads competed for the same
+/// two cores. A thread that starts others should hold one before it does; each of them may
+/// hold its own.
 class OneThread {
  public:
   OneThread();
