@@ -66,8 +66,10 @@ Evaluation evaluate(const TransformerWeights& model, const std::vector<Sentence>
   return {total / static_cast<double>(rows), accuracy(sentences, logits)};
 }
 
-Progress progress_line(std::ostream& log, arma::uword steps) {
-  if (isatty(STDERR_FILENO) == 0) return {};
+bool stderr_is_terminal() { return isatty(STDERR_FILENO) != 0; }
+
+Progress progress_line(std::ostream& log, arma::uword steps, bool terminal) {
+  if (!terminal) return {};
   return [&log, steps](arma::uword step, double loss) {
     fmt::print(log, "\rtraining: step {} of {}, loss {:.3f} {}", step, steps, loss, step == steps ? "\n" : "");
     log.flush();

@@ -63,11 +63,15 @@ struct Trained {
 /// \brief Called after every step with the step's number (from 1) and its batch loss.
 using Progress = std::function<void(arma::uword step, double loss)>;
 
+/// \brief Whether the process's stderr is a terminal. \return isatty(2).
+bool stderr_is_terminal();
+
 /// \brief A Progress that rewrites one line on \p log ("training: step 120 of 800, loss
-///        1.234") and ends it after the last step, when stderr is a terminal; when it is not
-///        (a file, a pipe, a test), nothing is written.
-/// \param log the chapter's stderr. \param steps the last step. \return the callback.
-Progress progress_line(std::ostream& log, arma::uword steps);
+///        1.234") and ends it after the last step, when \p terminal; otherwise (stderr is a
+///        file, a pipe, a test's capture) an empty Progress, so nothing is written.
+/// \param log the chapter's stderr. \param steps the last step.
+/// \param terminal whether \p log shows on a terminal. \return the callback.
+Progress progress_line(std::ostream& log, arma::uword steps, bool terminal = stderr_is_terminal());
 
 /// \brief Draw a model from \p settings.seed, train it on \p training and measure it on
 ///        \p heldout (which never influences the weights).
