@@ -147,7 +147,7 @@ class TorchTransformer : public ::testing::Test {
     return found->second;
   }
   static attn::TransformerWeights weights() {
-    const arma::mat& c = block("config");
+    const arma::mat c = block("config");
     attn::TransformerWeights w;
     w.config = {arma::uword(c(0)), arma::uword(c(1)), arma::uword(c(2)), arma::uword(c(3)),
                 arma::uword(c(4)), arma::uword(c(5)), true};
