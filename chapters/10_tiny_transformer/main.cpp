@@ -75,9 +75,9 @@ void comparison(attn::Chapter& ch, const std::vector<ag::Sentence>& train,
   std::vector<ag::Run> runs;  // 3 variants × 3 seeds; the first is the model again
   for (const auto& [heads, positions] : {std::pair{2u, true}, {1u, true}, {2u, false}})
     for (const std::uint64_t seed : {1, 2, 3}) {
-      runs.push_back({kModel, kTraining});
-      std::tie(runs.back().config.heads, runs.back().config.positions, runs.back().settings.seed) =
-          std::tuple{heads, positions, seed};
+      ag::Run& r = runs.emplace_back(ag::Run{kModel, kTraining});  // measured at the end only
+      std::tie(r.config.heads, r.config.positions, r.settings.seed, r.settings.evaluate_every) =
+          std::tuple{heads, positions, seed, kTraining.steps};
     }
   const std::vector<ag::Evaluation> results = ag::train_side_by_side(runs, train, held);
   fmt::print(ch.out, "\nThe same training with one thing changed: held-out agreement accuracy\n(where the "

@@ -71,9 +71,9 @@ CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets) {
 }
 
 //! [gelu]
-arma::mat gelu(const arma::mat& x) {
-  return x % (0.5 * (1.0 + arma::erf(x / std::sqrt(2.0))));
-}
+arma::mat normal_cdf(const arma::mat& x) { return 0.5 * (1.0 + arma::erf(x / std::sqrt(2.0))); }
+
+arma::mat gelu(const arma::mat& x) { return x % normal_cdf(x); }
 //! [gelu]
 
 FeedForward feed_forward(const arma::mat& x, const FeedForwardWeights& W) {
@@ -88,11 +88,12 @@ FeedForward feed_forward(const arma::mat& x, const FeedForwardWeights& W) {
   //! [feed-forward]
   arma::mat pre = x * W.W1;
   pre.each_row() += W.b1;
-  arma::mat hidden = gelu(pre);
+  arma::mat cdf = normal_cdf(pre);
+  arma::mat hidden = pre % cdf;  // gelu(pre), keeping Φ(pre) for the backward pass
   arma::mat y = hidden * W.W2;
   y.each_row() += W.b2;
   //! [feed-forward]
-  return {std::move(pre), std::move(hidden), std::move(y)};
+  return {std::move(pre), std::move(cdf), std::move(hidden), std::move(y)};
 }
 
 FeedForwardGradients feed_forward_backward(const arma::mat& x, const FeedForwardWeights& W,
@@ -103,8 +104,7 @@ FeedForwardGradients feed_forward_backward(const arma::mat& x, const FeedForward
   //! [feed-forward-backward]
   const arma::mat& u = forward.pre;
   const double inv_sqrt_2pi = 1.0 / std::sqrt(2.0 * arma::datum::pi);
-  const arma::mat gelu_slope = 0.5 * (1.0 + arma::erf(u / std::sqrt(2.0))) +
-                               u % arma::exp(-0.5 * arma::square(u)) * inv_sqrt_2pi;
+  const arma::mat gelu_slope = forward.cdf + u % arma::exp(-0.5 * arma::square(u)) * inv_sqrt_2pi;
   const arma::mat dhidden = dy * W.W2.t();
   const arma::mat dpre = dhidden % gelu_slope;
   FeedForwardGradients g;

@@ -63,6 +63,11 @@ CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets);
 /// \param x any shape. \return the same shape.
 arma::mat gelu(const arma::mat& x);
 
+/// \brief The standard normal distribution function entry by entry,
+///        \f$\Phi(x) = \tfrac{1}{2}\bigl(1 + \mathrm{erf}(x/\sqrt{2})\bigr)\f$.
+/// \param x any shape. \return the same shape, each entry in [0, 1].
+arma::mat normal_cdf(const arma::mat& x);
+
 /// \brief The weights of a transformer block's two-layer MLP.
 struct FeedForwardWeights {
   arma::mat W1;      ///< `(d × h)`.
@@ -74,6 +79,7 @@ struct FeedForwardWeights {
 /// \brief What feed_forward() computes, with what its backward pass needs.
 struct FeedForward {
   arma::mat pre;     ///< `(n × h)`: \f$x W_1 + b_1\f$.
+  arma::mat cdf;     ///< `(n × h)`: \f$\Phi(\text{pre})\f$, which the backward pass reuses.
   arma::mat hidden;  ///< `(n × h)`: \f$\mathrm{gelu}(\text{pre})\f$.
   arma::mat y;       ///< `(n × d)`: \f$\text{hidden}\,W_2 + b_2\f$.
 };
