@@ -36,10 +36,19 @@ struct Rows {
   arma::uword count() const { return last - first + 1; }
 };
 
+// The rows of each sentence of a packed batch, from their first rows: the first sentence
+// starts at row 0, and each one ends where the next starts, the last at `rows`.
 std::vector<Rows> sentence_rows(arma::uword rows, const arma::uvec& starts) {
+  if (starts.is_empty() || starts(0) != 0)
+    throw InputError("packed sentences: the first sentence must start at row 0");
   std::vector<Rows> out;
-  for (arma::uword k = 0; k < starts.n_elem; ++k)
-    out.push_back({starts(k), (k + 1 < starts.n_elem ? starts(k + 1) : rows) - 1});
+  for (arma::uword k = 0; k < starts.n_elem; ++k) {
+    const arma::uword end = k + 1 < starts.n_elem ? starts(k + 1) : rows;
+    if (end <= starts(k) || end > rows)
+      throw InputError(fmt::format("packed sentences: sentence {} would run from row {} to row "
+                                   "{} of {}", k, starts(k), end, rows));
+    out.push_back({starts(k), end - 1});
+  }
   return out;
 }
 
@@ -153,16 +162,9 @@ PackedBatch pack_sentences(const std::vector<arma::uvec>& sentences) {
 }
 
 arma::uvec positions_in_sentences(arma::uword rows, const arma::uvec& starts) {
-  if (starts.is_empty() || starts(0) != 0)
-    throw InputError("positions_in_sentences: the first sentence must start at row 0");
   arma::uvec positions(rows);
-  for (arma::uword k = 0; k < starts.n_elem; ++k) {
-    const arma::uword end = k + 1 < starts.n_elem ? starts(k + 1) : rows;
-    if (end <= starts(k) || end > rows)
-      throw InputError(fmt::format("positions_in_sentences: sentence {} would run from row {} "
-                                   "to row {} of {}", k, starts(k), end, rows));
-    for (arma::uword i = starts(k); i < end; ++i) positions(i) = i - starts(k);
-  }
+  for (const Rows& r : sentence_rows(rows, starts))
+    positions.subvec(r.first, r.last) = arma::regspace<arma::uvec>(0, r.count() - 1);
   return positions;
 }
 
