@@ -29,9 +29,10 @@ std::vector<arma::uvec> tokens_of(const std::vector<Sentence>& sentences, std::s
   return out;
 }
 
-std::vector<arma::mat> as_matrices(TransformerWeights& gradients) {
+// The gradients in model_parameters() order, moved out of `gradients`, for Adam::step().
+std::vector<arma::mat> take_matrices(TransformerWeights& gradients) {
   std::vector<arma::mat> out;
-  for (const NamedParameter& p : model_parameters(gradients)) out.push_back(*p.value);
+  for (const NamedParameter& p : model_parameters(gradients)) out.push_back(std::move(*p.value));
   return out;
 }
 
@@ -94,15 +95,15 @@ Trained train(const TransformerConfig& config, const TrainingSettings& settings,
   std::vector<double> steps{0}, train_loss{first_batch}, heldout_loss{t.before.loss},
       acc{t.before.accuracy.all}, disagreeing{t.before.accuracy.disagreeing};
   Adam adam(settings.learning_rate);
+  std::vector<arma::mat*> parameters;  // into t.model, whose matrices stay where they are
+  for (const NamedParameter& p : model_parameters(t.model)) parameters.push_back(p.value);
   double since_last = 0.0;
   for (arma::uword step = 1; step <= settings.steps; ++step) {
     //! [step]
     const std::size_t first = ((step - 1) * settings.batch_sentences) % training.size();
     const PackedBatch batch = pack_sentences(tokens_of(training, first, settings.batch_sentences));
     TransformerStep s = transformer_step(t.model, batch);
-    std::vector<arma::mat*> parameters;
-    for (const NamedParameter& p : model_parameters(t.model)) parameters.push_back(p.value);
-    adam.step(parameters, as_matrices(s.gradients));
+    adam.step(parameters, take_matrices(s.gradients));
     //! [step]
     since_last += s.loss;
     if (progress) progress(step, s.loss);
