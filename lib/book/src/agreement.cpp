@@ -87,9 +87,10 @@ std::vector<Sentence> generate(std::uint64_t seed, std::size_t count) {
     w.insert(w.end(), {n1_plural ? "were" : "was", kAdjectiveVerbs[2 * adjective], "so",
                        n1_plural ? "they" : "it", kAdjectiveVerbs[2 * adjective + 1], "."});
 
+    std::vector<arma::uword> ids;
+    for (const std::string& word : w) ids.push_back(word_id(word));
     Sentence sentence;
-    for (const std::string& word : w) sentence.tokens.insert_rows(sentence.tokens.n_elem,
-                                                                    arma::uvec{word_id(word)});
+    sentence.tokens = arma::uvec(ids);
     sentence.distractor = object_relative ? 4 : 5;
     sentence.verb_slot = adverb > 0 ? 6 : 5;
     sentence.pronoun_slot = sentence.verb_slot + 3;
