@@ -1,0 +1,51 @@
+// What the exercises' tests share: comparisons whose failure message says what is wrong (which
+// entry, what it is, what it should be, and within what), not just that something failed.
+#pragma once
+
+#include <armadillo>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+namespace attn_exercise {
+
+/// `(rows × cols)`, as the book writes shapes.
+inline std::string shape(const arma::mat& m) {
+  return "(" + std::to_string(m.n_rows) + " × " + std::to_string(m.n_cols) + ")";
+}
+
+/// Passes if \p actual has \p expected's shape and every entry is within \p tolerance of it;
+/// otherwise names \p what, the first entry that differs, both values and the tolerance.
+inline ::testing::AssertionResult near(const std::string& what, const arma::mat& actual,
+                                       const arma::mat& expected, double tolerance) {
+  if (actual.n_rows != expected.n_rows || actual.n_cols != expected.n_cols) {
+    return ::testing::AssertionFailure() << what << " has shape " << shape(actual)
+                                         << ", expected " << shape(expected);
+  }
+  for (arma::uword i = 0; i < actual.n_rows; ++i) {
+    for (arma::uword j = 0; j < actual.n_cols; ++j) {
+      const double a = actual(i, j), e = expected(i, j);
+      const bool same_infinity = std::isinf(a) && a == e;
+      if (!same_infinity && !(std::abs(a - e) <= tolerance)) {
+        std::ostringstream entry;
+        entry.precision(10);
+        entry << what << (actual.n_rows == 1 ? "" : " row " + std::to_string(i) + ",")
+              << " entry " << j << " is " << a << ", expected " << e << " (within "
+              << tolerance << ")";
+        return ::testing::AssertionFailure() << entry.str();
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// near() for one number.
+inline ::testing::AssertionResult near(const std::string& what, double actual, double expected,
+                                       double tolerance) {
+  return near(what, arma::mat{arma::rowvec{actual}}, arma::mat{arma::rowvec{expected}},
+              tolerance);
+}
+
+}  // namespace attn_exercise
