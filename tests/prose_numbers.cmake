@@ -49,18 +49,24 @@ function(allowed_numbers chapter_dir out)
 endfunction()
 
 # Fails, naming the line, for every number of `page` not in `allowed`. Names that look like
-# numbers are not quantities and are passed over: "Module 2.1" (the article's sections) and
-# versions such as "numpy 1.24" and "torch 2.6".
+# numbers are not quantities and are passed over: "Module 2.1" (the article's sections),
+# versions such as "numpy 1.24" and "torch 2.6", and exercises ("exercise 1.2", ctest's
+# "ex1.2"). With ONLY_COMMENTS, only the page's `///` lines count: an
+# exercise's statement and hint in its stub.
 function(check_page page allowed where)
+  cmake_parse_arguments(PARSE_ARGV 3 check "ONLY_COMMENTS" "" "")
   file(READ "${page}" text)
-  string(REGEX REPLACE "(Module|numpy|torch) [0-9]+[.][0-9]+" "\\1 <name>" text "${text}")
-  # ';' separates CMake list items and brackets group them: neither holds a digit.
+  string(REGEX REPLACE "(Module|numpy|torch|[Ee]xercises?) [0-9]+[.][0-9]+" "\\1 <name>" text "${text}")
+  string(REGEX REPLACE "(ex|solution)[0-9]+[.][0-9]+" "\\1<name>" text "${text}")
   string(REGEX REPLACE "[][;]" " " text "${text}")
   string(REPLACE "\n" ";" lines "${text}")
   set(line_number 0)
   set(bad "")
   foreach(line IN LISTS lines)
     math(EXPR line_number "${line_number} + 1")
+    if(check_ONLY_COMMENTS AND NOT line MATCHES "^ *///")
+      continue()
+    endif()
     numbers_in("${line}" found)
     foreach(number IN LISTS found)
       if(NOT number IN_LIST allowed)
@@ -80,6 +86,11 @@ foreach(chapter IN LISTS chapters)
   list(APPEND everything ${allowed})
   check_page("${chapter}/chapter.md" "${allowed}"
     "the chapter's expected output nor its article-numbers region")
+  get_filename_component(slug "${chapter}" NAME)
+  if(EXISTS "${SOURCE}/exercises/stubs/${slug}.cpp")
+    check_page("${SOURCE}/exercises/stubs/${slug}.cpp" "${allowed}"
+      "the chapter's expected output nor its article-numbers region" ONLY_COMMENTS)
+  endif()
 endforeach()
 file(GLOB front_pages "${SOURCE}/docs/*.md")
 foreach(page IN LISTS front_pages)
