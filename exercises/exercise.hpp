@@ -2,10 +2,10 @@
 /// \brief What every exercise shares: the exception an unsolved stub throws.
 ///
 /// The exercises live in three places (\ref exercises tells the reader how to work through
-/// them): `exercises/NN_slug.hpp` declares a chapter's functions, `exercises/stubs/NN_slug.cpp`
-/// is the file the reader edits (each function's statement and hint sit above it), and
-/// `exercises/solutions/NN_slug.cpp` holds the reference answers. `tests/exercises/` checks
-/// both against the same tests.
+/// them): `exercises/NN_slug.hpp` declares a chapter's functions, each with its statement,
+/// parameters and hint; `exercises/stubs/NN_slug.cpp` is the file the reader edits, whose
+/// functions throw NotSolved until they are written; and `exercises/solutions/NN_slug.cpp`
+/// holds the reference answers. `tests/exercises/` checks both against the same tests.
 #pragma once
 
 #include <stdexcept>

@@ -51,8 +51,8 @@ endfunction()
 # Fails, naming the line, for every number of `page` not in `allowed`. Names that look like
 # numbers are not quantities and are passed over: "Module 2.1" (the article's sections),
 # versions such as "numpy 1.24" and "torch 2.6", and exercises ("exercise 1.2", ctest's
-# "ex1.2"). With ONLY_COMMENTS, only the page's `///` lines count: an
-# exercise's statement and hint in its stub.
+# "ex1.2"). With ONLY_COMMENTS, only the page's `///` lines count: the
+# statements and hints in a chapter's exercise header.
 function(check_page page allowed where)
   cmake_parse_arguments(PARSE_ARGV 3 check "ONLY_COMMENTS" "" "")
   file(READ "${page}" text)
@@ -87,8 +87,8 @@ foreach(chapter IN LISTS chapters)
   check_page("${chapter}/chapter.md" "${allowed}"
     "the chapter's expected output nor its article-numbers region")
   get_filename_component(slug "${chapter}" NAME)
-  if(EXISTS "${SOURCE}/exercises/stubs/${slug}.cpp")
-    check_page("${SOURCE}/exercises/stubs/${slug}.cpp" "${allowed}"
+  if(EXISTS "${SOURCE}/exercises/${slug}.hpp")
+    check_page("${SOURCE}/exercises/${slug}.hpp" "${allowed}"
       "the chapter's expected output nor its article-numbers region" ONLY_COMMENTS)
   endif()
 endforeach()
