@@ -56,14 +56,8 @@ TEST(Exercise5_2, EqualsTheJacobiansProduct) {
 // Against finite differences of L(s) = g · softmax(s).
 TEST(Exercise5_2, MatchesFiniteDifferences) {
   const arma::rowvec g{1.0, -2.0, 0.5, 3.0, -0.25};
-  arma::rowvec expected(kScores.n_elem);
-  const double h = 1e-6;
-  for (arma::uword j = 0; j < kScores.n_elem; ++j) {
-    arma::rowvec up = kScores, down = kScores;
-    up(j) += h;
-    down(j) -= h;
-    expected(j) = arma::dot(g, attn::softmax(up) - attn::softmax(down)) / (2 * h);
-  }
+  const arma::rowvec expected = attn_exercise::central_differences(
+      [&](const arma::rowvec& s) { return arma::dot(g, attn::softmax(s)); }, kScores, 1e-6);
   EXPECT_TRUE(near("dL/ds", softmax_backward_row(attn::softmax(kScores), g), expected, 1e-9));
 }
 

@@ -148,14 +148,8 @@ TEST(Exercise6_2, GradientMatchesFiniteDifferences) {
   const arma::rowvec scores{0.3, -1.2, 2.0, 0.7, -0.4};
   const arma::uword target = 3;
   const TargetLoss result = target_loss(scores, target);
-  const double h = 1e-5;
-  arma::rowvec numeric(scores.n_elem);
-  for (arma::uword j = 0; j < scores.n_elem; ++j) {
-    arma::rowvec up = scores, down = scores;
-    up(j) += h;
-    down(j) -= h;
-    numeric(j) = (target_loss(up, target).loss - target_loss(down, target).loss) / (2.0 * h);
-  }
+  const arma::rowvec numeric = attn_exercise::central_differences(
+      [&](const arma::rowvec& s) { return target_loss(s, target).loss; }, scores, 1e-5);
   EXPECT_TRUE(near("dscores, against central differences of the loss", result.dscores, numeric,
                    1e-7));
   EXPECT_TRUE(near("the sum of dscores (weights and one-hot row both sum to 1)",

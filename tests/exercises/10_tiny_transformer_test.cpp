@@ -57,14 +57,8 @@ TEST(Exercise10_1, EqualsTheLibrarysBackwardPass) {
 // Central finite differences, (L(x + h e_j) − L(x − h e_j)) / 2h, entry by entry.
 TEST(Exercise10_1, AgreesWithFiniteDifferences) {
   const Row row = random_row(13);
-  const double h = 1e-5;
-  arma::rowvec numeric(row.x.n_elem);
-  for (arma::uword j = 0; j < row.x.n_elem; ++j) {
-    arma::rowvec up = row.x, down = row.x;
-    up(j) += h;
-    down(j) -= h;
-    numeric(j) = (loss(row, up) - loss(row, down)) / (2.0 * h);
-  }
+  const arma::rowvec numeric = attn_exercise::central_differences(
+      [&](const arma::rowvec& x) { return loss(row, x); }, row.x, 1e-5);
   EXPECT_TRUE(near("dL/dx against finite differences",
                    layer_norm_backward_row(row.x, row.gamma, row.dy), numeric, 1e-7));
 }
