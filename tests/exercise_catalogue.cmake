@@ -89,8 +89,10 @@ foreach(entry IN LISTS EXERCISES)
   if(text MATCHES "not_solved")
     problem("exercise ${id}: ${solution} calls not_solved")
   endif()
+  if(NOT text MATCHES "[ *&:]${function}[(]")
+    problem("${solution}: exercise ${id}: it does not define ${function}")
+  endif()
   require_in("${stub}" "[ *&:]${function}[(]" "exercise ${id}: it does not define ${function}")
-  require_in("${solution}" "[ *&:]${function}[(]" "exercise ${id}: it does not define ${function}")
   require_in("${test}" "TEST[(]${suite}," "exercise ${id}: it has no TEST(${suite}, ...)")
   require_in("${page}"
     "<b>\\\\copybrief attn::exercises::${function} </b>\n\n\\\\copydetails attn::exercises::${function}\n"
