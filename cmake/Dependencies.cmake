@@ -11,6 +11,7 @@ target_link_libraries(attn_armadillo INTERFACE ${ARMADILLO_LIBRARIES})
 find_package(fmt REQUIRED)      # libfmt-dev: Python-style format specs ({:8.2f})
 find_package(CLI11 REQUIRED)    # libcli11-dev: command-line options of every chapter
 find_package(GTest REQUIRED)    # libgtest-dev: the unit tests
+find_package(rapidcheck CONFIG REQUIRED)  # librapidcheck-dev: property-based tests, with GoogleTest
 find_package(OpenMP REQUIRED COMPONENTS CXX)  # g++'s libgomp: streaming attention's query blocks in parallel
 find_package(Threads REQUIRED)  # std::thread: chapter 10 trains its comparison models side by side
 # OpenBLAS itself (libopenblas-dev, found by pkgconf), the BLAS under Armadillo: streaming
