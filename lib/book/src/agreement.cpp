@@ -1,6 +1,7 @@
 #include "attn/agreement.hpp"
 
 #include "attn/numpy_random.hpp"
+#include "attn/validate.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -142,6 +143,11 @@ Accuracy accuracy(const std::vector<Sentence>& sentences, const std::vector<arma
     if (z.n_rows + 1 != s.tokens.n_elem || z.n_cols != vocabulary().size())
       throw std::invalid_argument(fmt::format("accuracy: sentence {} has {} words but scores of "
                                               "({} × {})", k, s.tokens.n_elem, z.n_rows, z.n_cols));
+    if (z.has_nan())  // a NaN compares false both ways: it would count as a silent "wrong"
+      throw InputError(fmt::format("accuracy: the scores of sentence {} hold a NaN", k));
+    if (s.verb_slot >= z.n_rows || s.pronoun_slot >= z.n_rows)
+      throw InputError(fmt::format("accuracy: sentence {} has slots {} and {}, but only {} "
+                                   "predicted words", k, s.verb_slot, s.pronoun_slot, z.n_rows));
     const bool plural = s.subject_plural;
     const bool disagree = s.subject_plural != s.distractor_plural;
     for (const auto& [row, yes, no] : {std::tuple{s.verb_slot, plural ? were : was, plural ? was : were},
@@ -166,17 +172,47 @@ arma::mat bigram_counts(const std::vector<Sentence>& sentences) {
   const arma::uword V = vocabulary().size();
   arma::mat counts(V, V, arma::fill::zeros);
   for (const Sentence& s : sentences)
+    if (!s.tokens.is_empty() && s.tokens.max() >= V)
+      throw std::out_of_range(fmt::format("bigram_counts: a sentence holds the id {}, outside a "
+                                          "vocabulary of {}", s.tokens.max(), V));
+  for (const Sentence& s : sentences)
     for (arma::uword i = 0; i + 1 < s.tokens.n_elem; ++i) counts(s.tokens(i), s.tokens(i + 1)) += 1;
   return counts;
 }
 
+namespace {
+
+// Bigram counts as bigram_counts() makes them: (V × V), finite, at least 0.
+void require_counts(std::string_view what, const arma::mat& counts) {
+  const arma::uword V = vocabulary().size();
+  if (counts.n_rows != V || counts.n_cols != V)
+    throw ShapeError(fmt::format("{}: counts is {}, not ({} × {})", what, shape_of(counts), V, V));
+  require_finite("counts", counts);
+  if (counts.min() < 0)
+    throw InputError(fmt::format("{}: counts holds a negative count {}", what, counts.min()));
+}
+
+void require_tokens(std::string_view what, const Sentence& s) {
+  if (s.tokens.is_empty()) throw InputError(fmt::format("{}: a sentence has no token", what));
+  if (s.tokens.max() >= vocabulary().size())
+    throw std::out_of_range(fmt::format("{}: a sentence holds the id {}, outside a vocabulary "
+                                        "of {}", what, s.tokens.max(), vocabulary().size()));
+}
+
+}  // namespace
+
 std::vector<arma::mat> bigram_scores(const arma::mat& counts, const std::vector<Sentence>& sentences) {
+  require_counts("bigram_scores", counts);
+  for (const Sentence& s : sentences) require_tokens("bigram_scores", s);
   std::vector<arma::mat> scores;
   for (const Sentence& s : sentences) scores.push_back(counts.rows(s.tokens.head(s.tokens.n_elem - 1)));
   return scores;
 }
 
 double bigram_loss(const arma::mat& counts, const std::vector<Sentence>& sentences) {
+  require_counts("bigram_loss", counts);
+  for (const Sentence& s : sentences)
+    if (!s.tokens.is_empty()) require_tokens("bigram_loss", s);
   const double V = static_cast<double>(counts.n_cols);
   const arma::vec totals = arma::sum(counts, 1);
   double loss = 0.0;

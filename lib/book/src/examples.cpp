@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace attn::examples {
@@ -58,6 +59,11 @@ RandomSentence random_sentence(const std::string& seed, const std::string& sente
   RandomSentence r;
   r.tokens = split_words(sentence);  // Python's sentence.split()
   if (r.tokens.empty()) throw std::invalid_argument("the sentence needs at least one word");
+  if (setup.d_model == 0 || setup.d_k == 0 || setup.d_v == 0 || !std::isfinite(setup.weight_scale))
+    throw std::invalid_argument(fmt::format("random_sentence: d_model = {}, d_k = {}, d_v = {} must "
+                                            "be at least 1 and weight_scale = {} finite",
+                                            setup.d_model, setup.d_k, setup.d_v,
+                                            setup.weight_scale));
   numpy::Generator rng = numpy::default_rng(seed);
   // The article's order: X first, then W_Q, W_K, W_V.
   r.X = rng.normal(r.tokens.size(), setup.d_model);

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace attn {
 
@@ -31,6 +33,30 @@ std::pair<char32_t, std::size_t> code_point_at(const std::string& text, std::siz
   for (std::size_t k = 1; k < length; ++k) value = (value << 6) | (byte(i + k) & 0x3F);
   return {value, length};
 }
+
+void require_decimals(std::string_view what, int decimals) {
+  if (decimals < 0)
+    throw InputError(fmt::format("{}: decimals = {} must be at least 0", what, decimals));
+}
+
+// One number of a table: the whole word, finite ("0.5x", "nan" and "inf" are not numbers here).
+double table_number(const std::string& word, std::size_t row, std::size_t column) {
+  std::size_t used = 0;
+  double value = 0.0;
+  try {
+    value = std::stod(word, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != word.size() || !std::isfinite(value))
+    throw InputError(fmt::format("grid_from_table: \"{}\" in row {}, column {} is not a finite "
+                                 "number", word, row, column));
+  return value;
+}
+
+}  // namespace
+
+namespace {
 
 bool is_python_space(char32_t c) {
   return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
@@ -80,6 +106,7 @@ std::string grid_table(const std::vector<std::string>& queries,
 std::string grid_table(const std::vector<std::string>& queries,
                        const std::vector<std::string>& keys, const arma::mat& grid,
                        int decimals) {
+  require_decimals("grid_table", decimals);
   if (queries.size() != grid.n_rows || keys.size() != grid.n_cols)
     throw ShapeError(fmt::format("grid_table: {} query labels and {} key labels for a grid of "
                                  "shape {}", queries.size(), keys.size(), shape_of(grid)));
@@ -95,6 +122,7 @@ arma::mat grid_from_table(const std::string& table) {
   std::string header;
   std::getline(lines, header);
   const std::size_t keys = split_words(header).size();
+  if (keys == 0) throw InputError("grid_from_table: the table has no header of keys");
   std::vector<arma::rowvec> rows;
   for (std::string line; std::getline(lines, line);) {
     const std::vector<std::string> words = split_words(line);
@@ -103,15 +131,19 @@ arma::mat grid_from_table(const std::string& table) {
       throw InputError(fmt::format("grid_from_table: the row \"{}\" has {} numbers for {} keys",
                                    line, words.size() - 1, keys));
     arma::rowvec row(keys);
-    for (std::size_t k = 0; k < keys; ++k) row(k) = std::stod(words[k + 1]);
+    for (std::size_t k = 0; k < keys; ++k) row(k) = table_number(words[k + 1], rows.size(), k);
     rows.push_back(row);
   }
+  if (rows.empty()) throw InputError("grid_from_table: the table has no rows under its header");
   arma::mat grid(rows.size(), keys);
   for (std::size_t i = 0; i < rows.size(); ++i) grid.row(i) = rows[i];
   return grid;
 }
 
 std::vector<std::string> cell_labels(const std::vector<std::string>& tokens, std::size_t row) {
+  if (row >= tokens.size())
+    throw std::out_of_range(fmt::format("cell_labels: row {} is not one of the {} tokens", row,
+                                        tokens.size()));
   std::vector<std::string> labels;
   for (std::size_t col = 0; col < tokens.size(); ++col)
     labels.push_back(fmt::format("{},{} {}→{}", row, col, tokens.at(row), tokens[col]));
@@ -119,12 +151,15 @@ std::vector<std::string> cell_labels(const std::vector<std::string>& tokens, std
 }
 
 std::string fixed(double value, int decimals) {
+  require_decimals("fixed", decimals);
+  if (std::isnan(value)) return "nan";  // as Python prints any NaN; fmt would print "-nan" for some
   std::string text = fmt::format("{:.{}f}", value, decimals);
   if (text.find_first_not_of("-0.") == std::string::npos && text[0] == '-') text.erase(0, 1);
   return text;
 }
 
 std::string vector_text(const arma::mat& values, int decimals) {
+  require_decimals("vector_text", decimals);
   std::string text = "[";
   for (arma::uword i = 0; i < values.n_elem; ++i)
     text += (i ? ", " : "") + fixed(values(i), decimals);

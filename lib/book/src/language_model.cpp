@@ -150,7 +150,18 @@ std::vector<Evaluation> train_side_by_side(const std::vector<Run>& runs,
   return results;
 }
 
+namespace {
+
+void require_input_word(std::string_view what, const Sentence& sentence) {
+  if (sentence.tokens.n_elem < 2)
+    throw InputError(fmt::format("{}: a sentence of {} token(s) has no input word before its "
+                                 "last", what, sentence.tokens.n_elem));
+}
+
+}  // namespace
+
 std::vector<arma::mat> attention_grids(const TransformerWeights& model, const Sentence& sentence) {
+  require_input_word("attention_grids", sentence);
   const arma::uvec inputs = sentence.tokens.head(sentence.tokens.n_elem - 1);
   const TransformerForward f = transformer_forward(model, inputs, arma::uvec{0});
   std::vector<arma::mat> grids;
@@ -161,6 +172,7 @@ std::vector<arma::mat> attention_grids(const TransformerWeights& model, const Se
 
 HeatmapRow attention_figure(const std::string& name, const TransformerWeights& model,
                             const Sentence& sentence) {
+  require_input_word("attention_figure", sentence);
   const std::vector<std::string> inputs = words(sentence.tokens.head(sentence.tokens.n_elem - 1));
   HeatmapRow row{name, fmt::format("Each head on \"{}\"", text(sentence.tokens)), {}};
   const std::vector<arma::mat> grids = attention_grids(model, sentence);
@@ -180,6 +192,14 @@ std::vector<HeadFocus> head_focus(const TransformerWeights& model,
   for (const Sentence& s : sentences) {
     const std::vector<arma::mat> grids = attention_grids(model, s);
     const arma::uword q = slot(s);
+    if (grids.size() != focus.size())
+      throw ShapeError(fmt::format("head_focus: the model has {} heads in all, its config {} "
+                                   "layers of {}", grids.size(), model.config.layers, heads));
+    const arma::uword n_inputs = grids.front().n_rows;
+    if (std::max({q, s.subject, s.distractor, s.verb_slot + 1}) >= n_inputs)
+      throw InputError(fmt::format("head_focus: slot {}, subject {}, distractor {} or verb {} is "
+                                   "not one of the sentence's {} input words", q, s.subject,
+                                   s.distractor, s.verb_slot + 1, n_inputs));
     for (arma::uword k = 0; k < grids.size(); ++k) {
       focus[k].subject += grids[k](q, s.subject);
       focus[k].distractor += grids[k](q, s.distractor);

@@ -66,6 +66,12 @@ void require_labels(const std::string& figure, std::size_t labels, std::size_t v
     throw ShapeError(fmt::format("figure {}: {} labels for {} values", figure, labels, values));
 }
 
+// gnuplot reads "nan" as a missing point and "inf" breaks a range: a figure is drawn from
+// finite numbers only, so that nothing goes missing from it without a word.
+void require_plottable(const std::string& figure, const std::string& what, const arma::mat& m) {
+  require_finite(fmt::format("figure {}: {}", figure, what), m);
+}
+
 // One heatmap cell as a long-format row: (query row, key column, value).
 using Cell = std::tuple<arma::uword, arma::uword, double>;
 
@@ -284,9 +290,12 @@ void Plotter::heatmap(const Heatmap& h) { heatmaps({h.name, "", {h}}); }
 
 void Plotter::heatmaps(const HeatmapRow& row) {
   if (row.panels.empty()) throw InputError(fmt::format("figure {} has no panels", row.name));
-  for (const Heatmap& h : row.panels) {
+  for (std::size_t k = 0; k < row.panels.size(); ++k) {
+    const Heatmap& h = row.panels[k];
     require_labels(row.name + " (rows)", h.queries.size(), h.values.n_rows);
     require_labels(row.name + " (columns)", h.keys.size(), h.values.n_cols);
+    require_nonempty(fmt::format("figure {}: panel {}", row.name, k), h.values);
+    require_plottable(row.name, fmt::format("panel {}", k), h.values);
   }
   if (!active_) return;
   const arma::uword largest = std::max(row.panels.front().values.n_rows, row.panels.front().values.n_cols);
@@ -314,8 +323,10 @@ void Plotter::heatmaps(const HeatmapRow& row) {
 }
 
 void Plotter::bars(const BarChart& b) {
-  for (const Series& series : b.series)
+  for (const Series& series : b.series) {
     require_labels(b.name + " (" + series.label + ")", b.labels.size(), series.y.n_elem);
+    require_plottable(b.name, "series " + series.label, series.y);
+  }
   if (!active_) return;
   const double groups = static_cast<double>(b.labels.size());
   const double width = 0.8 / static_cast<double>(b.series.size());  // bars share 0.8 of a slot
@@ -345,8 +356,11 @@ void Plotter::bars(const BarChart& b) {
 }
 
 void Plotter::lines(const LinePlot& p) {
-  for (const Series& series : p.series)
+  require_plottable(p.name, "x", p.x);
+  for (const Series& series : p.series) {
     require_labels(p.name + " (" + series.label + ")", p.x.n_elem, series.y.n_elem);
+    require_plottable(p.name, "series " + series.label, series.y);
+  }
   if (!active_) return;
   draw(p.name, 760, 480, p.title, [&](std::ostream& gp) {
     std::vector<std::string> blocks;
@@ -378,6 +392,8 @@ void Plotter::vectors(const VectorPicture& v) {
     if (a.tip.n_elem != 2)
       throw ShapeError(fmt::format("figure {}: arrow {} has tip {}, a 2-D picture needs (1 × 2)",
                                    v.name, a.label, shape_of(a.tip)));
+    else
+      require_plottable(v.name, "arrow " + a.label, a.tip);
   if (!active_) return;
   draw(v.name, 640, 560, v.title, [&](std::ostream& gp) {
     std::vector<std::pair<double, double>> tips{{0.0, 0.0}};

@@ -26,6 +26,13 @@ void require_two_dimensional(const std::vector<std::string>& tokens, const arma:
   if (a.weights.n_rows != X.n_rows || a.weights.n_cols != X.n_rows)
     throw ShapeError(fmt::format("walk_through: the attention weights {} do not fit X {}",
                                  shape_of(a.weights), shape_of(X)));
+  if (arma::size(a.scores) != arma::size(a.weights) || a.output.n_rows != X.n_rows)
+    throw ShapeError(fmt::format("walk_through: the attention's scores {} and output {} do not "
+                                 "fit its weights {}", shape_of(a.scores), shape_of(a.output),
+                                 shape_of(a.weights)));
+  require_finite("attention.scores", a.scores);  // X and W are checked by project()
+  require_finite("attention.weights", a.weights);
+  require_finite("attention.output", a.output);
 }
 
 // Token t's walk from the projections and both attentions, which the caller computes once

@@ -16,7 +16,11 @@ arma::mat attention_scores(const arma::mat& Q, const arma::mat& K, double scale)
     require_finite(name, *m);
   }
   require_same_cols("scores = Q K^T", "Q", Q, "K", K);
-  return scale * Q * K.t();  // (n × d_k)(d_k × m) -> (n × m)
+  if (!std::isfinite(scale))
+    throw InputError(fmt::format("attention scores: the scale {} is not finite", scale));
+  arma::mat S = scale * Q * K.t();  // (n × d_k)(d_k × m) -> (n × m)
+  require_finite("scores S = c Q K^T", S);  // finite inputs can still overflow
+  return S;
 }
 
 //! [attend]
@@ -78,6 +82,9 @@ QKV project(const arma::mat& X, const Projections& W) {
   require_multipliable("Q = X W_Q", "X", X, "W_Q", W.W_Q);
   require_multipliable("K = X W_K", "X", X, "W_K", W.W_K);
   require_multipliable("V = X W_V", "X", X, "W_V", W.W_V);
+  require_finite("W_Q", W.W_Q);
+  require_finite("W_K", W.W_K);
+  require_finite("W_V", W.W_V);
   return {X * W.W_Q, X * W.W_K, X * W.W_V};
 }
 //! [project]

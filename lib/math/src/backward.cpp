@@ -2,11 +2,16 @@
 
 #include "attn/validate.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
 
 namespace attn {
 
 //! [softmax-jacobian]
 arma::mat softmax_jacobian(const arma::rowvec& weights) {
+  require_nonempty("weights", weights);
+  require_finite("weights", weights);
   return arma::diagmat(weights) - weights.t() * weights;  // (m × m)
 }
 //! [softmax-jacobian]
@@ -15,6 +20,8 @@ arma::mat softmax_jacobian(const arma::rowvec& weights) {
 arma::mat softmax_rows_backward(const arma::mat& weights, const arma::mat& upstream) {
   require_same_rows("softmax backward", "W", weights, "dW", upstream);
   require_same_cols("softmax backward", "W", weights, "dW", upstream);
+  require_finite("W", weights);
+  require_finite("dW", upstream);
   const arma::vec agreement = arma::sum(upstream % weights, 1);  // (n × 1): Σ_k W̄_ik W_ik
   return weights % (upstream.each_col() - agreement);            // (n × m)
 }
@@ -24,6 +31,13 @@ arma::mat softmax_rows_backward(const arma::mat& weights, const arma::mat& upstr
 AttentionGradients weights_backward(const arma::mat& Q, const arma::mat& K,
                                     const arma::mat& weights, const arma::mat& dWeights,
                                     double scale) {
+  require_same_rows("weights backward: dQ = c dS K", "Q", Q, "weights", weights);
+  require_multipliable("weights backward: dQ = c dS K", "weights", weights, "K", K);
+  require_same_cols("weights backward", "Q", Q, "K", K);
+  require_finite("Q", Q);
+  require_finite("K", K);
+  if (!std::isfinite(scale))
+    throw InputError(fmt::format("weights backward: the scale {} is not finite", scale));
   const arma::mat dS = softmax_rows_backward(weights, dWeights);  // (n × m)
   AttentionGradients g;
   g.dQ = scale * dS * K;      // (n × d_k)
@@ -37,6 +51,9 @@ AttentionGradients attend_backward(const arma::mat& Q, const arma::mat& K, const
                                    const Attention& forward, const arma::mat& dZ, double scale) {
   require_same_rows("attention backward", "Z", forward.output, "dZ", dZ);
   require_same_cols("attention backward", "Z", forward.output, "dZ", dZ);
+  require_same_cols("attention backward: dW = dZ V^T", "dZ", dZ, "V", V);
+  require_finite("dZ", dZ);
+  require_finite("V", V);
   AttentionGradients g = weights_backward(Q, K, forward.weights, dZ * V.t(), scale);  // W̄ = Z̄ Vᵀ
   g.dV = forward.weights.t() * dZ;  // (m × d_v)
   return g;
@@ -44,6 +61,14 @@ AttentionGradients attend_backward(const arma::mat& Q, const arma::mat& K, const
 //! [attend-backward]
 
 Projections projections_backward(const arma::mat& X, const AttentionGradients& g) {
+  require_finite("X", X);
+  require_same_rows("projections backward: dW_Q = X^T dQ", "X", X, "dQ", g.dQ);
+  require_same_rows("projections backward: dW_K = X^T dK", "X", X, "dK", g.dK);
+  if (!g.dV.is_empty())
+    require_same_rows("projections backward: dW_V = X^T dV", "X", X, "dV", g.dV);
+  require_finite("dQ", g.dQ);
+  require_finite("dK", g.dK);
+  require_finite("dV", g.dV);
   Projections d;
   d.W_Q = X.t() * g.dQ;  // (d_model × d_k)
   d.W_K = X.t() * g.dK;  // (d_model × d_k)

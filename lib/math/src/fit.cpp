@@ -1,17 +1,26 @@
 #include "attn/fit.hpp"
 
+#include "attn/validate.hpp"
+
+#include <fmt/format.h>
+
 #include <cmath>
 #include <utility>
 
 namespace attn {
 
 double gradient_norm(const LossGradient& g) {
+  require_finite("dW_Q", g.dW_Q);
+  require_finite("dW_K", g.dW_K);
   return std::sqrt(arma::accu(arma::square(g.dW_Q)) + arma::accu(arma::square(g.dW_K)));
 }
 
 //! [fit-head]
 HeadFit fit_head(const std::vector<AttentionExample>& examples, arma::mat W_Q, arma::mat W_K,
                  const FitSettings& settings) {
+  if (std::isnan(settings.stop_gradient) || settings.stop_gradient < 0 || settings.max_steps < 0)
+    throw InputError(fmt::format("fit_head: stop_gradient = {} and max_steps = {} must be at "
+                                 "least 0", settings.stop_gradient, settings.max_steps));
   HeadFit fit;
   Adam adam(settings.learning_rate);
   for (int step = 0;; ++step) {

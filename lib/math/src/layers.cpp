@@ -16,7 +16,10 @@ LayerNorm layer_norm(const arma::mat& x, const arma::rowvec& gamma, const arma::
   if (gamma.n_elem != x.n_cols || beta.n_elem != x.n_cols)
     throw ShapeError(fmt::format("layer_norm: x {} needs gamma and beta of {}, not {} and {}",
                                  shape_of(x), x.n_cols, gamma.n_elem, beta.n_elem));
-  if (!(eps > 0.0)) throw InputError(fmt::format("layer_norm: eps must be positive, not {}", eps));
+  require_finite("gamma", gamma);
+  require_finite("beta", beta);
+  if (!(eps > 0.0) || !std::isfinite(eps))
+    throw InputError(fmt::format("layer_norm: eps must be positive and finite, not {}", eps));
   //! [layer-norm]
   const arma::vec mean = arma::mean(x, 1);
   const arma::mat centred = x.each_col() - mean;
@@ -35,6 +38,8 @@ LayerNormGradients layer_norm_backward(const LayerNorm& forward, const arma::row
       gamma.n_elem != dy.n_cols)
     throw ShapeError(fmt::format("layer_norm_backward: dy {} against x {} and gamma of {}",
                                  shape_of(dy), shape_of(forward.x_hat), gamma.n_elem));
+  require_finite("dy", dy);
+  require_finite("gamma", gamma);
   //! [layer-norm-backward]
   const arma::mat g = dy.each_row() % gamma;                       // dL/dx_hat
   const arma::vec g_mean = arma::mean(g, 1);
@@ -73,7 +78,11 @@ CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets) {
 //! [gelu]
 arma::mat normal_cdf(const arma::mat& x) { return 0.5 * (1.0 + arma::erf(x / std::sqrt(2.0))); }
 
-arma::mat gelu(const arma::mat& x) { return x % normal_cdf(x); }
+arma::mat gelu(const arma::mat& x) {
+  arma::mat y = x % normal_cdf(x);
+  y.elem(arma::find(x == -arma::datum::inf)).zeros();  // the limit, not −∞ · 0 = NaN
+  return y;
+}
 //! [gelu]
 
 FeedForward feed_forward(const arma::mat& x, const FeedForwardWeights& W) {
@@ -85,6 +94,10 @@ FeedForward feed_forward(const arma::mat& x, const FeedForwardWeights& W) {
     throw ShapeError(fmt::format("feed_forward: x {}, W1 {}, b1 of {}, W2 {}, b2 of {} do not fit",
                                  shape_of(x), shape_of(W.W1), W.b1.n_elem, shape_of(W.W2),
                                  W.b2.n_elem));
+  require_finite("W1", W.W1);
+  require_finite("b1", W.b1);
+  require_finite("W2", W.W2);
+  require_finite("b2", W.b2);
   //! [feed-forward]
   arma::mat pre = x * W.W1;
   pre.each_row() += W.b1;
@@ -101,6 +114,11 @@ FeedForwardGradients feed_forward_backward(const arma::mat& x, const FeedForward
   if (dy.n_rows != forward.y.n_rows || dy.n_cols != forward.y.n_cols)
     throw ShapeError(fmt::format("feed_forward_backward: dy {} for an output {}", shape_of(dy),
                                  shape_of(forward.y)));
+  require_same_rows("feed_forward_backward", "x", x, "forward.pre", forward.pre);
+  require_same_cols("feed_forward_backward: dy W2^T", "dy", dy, "W2", W.W2);
+  require_multipliable("feed_forward_backward: hidden W2", "forward.pre", forward.pre, "W2", W.W2);
+  require_same_cols("feed_forward_backward: dpre W1^T", "forward.pre", forward.pre, "W1", W.W1);
+  require_finite("dy", dy);
   //! [feed-forward-backward]
   const arma::mat& u = forward.pre;
   const double inv_sqrt_2pi = 1.0 / std::sqrt(2.0 * arma::datum::pi);

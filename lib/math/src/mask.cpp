@@ -24,8 +24,9 @@ Mask Mask::causal(arma::uword n) {
 Mask Mask::padding(arma::uword queries, arma::uword keys, arma::uword length) {
   if (length == 0 || length > keys)
     throw InputError(fmt::format("a padding mask of {} keys cannot have {} real ones", keys, length));
+  if (queries == 0) throw InputError("a mask needs at least one query and one key");
   arma::umat allowed(queries, keys, arma::fill::zeros);
-  allowed.cols(0, length - 1).fill(1);
+  allowed.cols(0, length - 1).fill(1);  // Armadillo's fill of a 0-row block is undefined
   return Mask(allowed);
 }
 

@@ -6,13 +6,14 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <tuple>
 
 namespace attn {
 
 namespace {
 
 arma::uword head_width(arma::uword d_model, arma::uword heads) {
-  if (heads == 0 || d_model % heads != 0)
+  if (heads == 0 || d_model == 0 || d_model % heads != 0)
     throw InputError(fmt::format("{} heads cannot share d_model = {} equally", heads, d_model));
   return d_model / heads;
 }
@@ -28,12 +29,14 @@ void require_square(const char* name, const arma::mat& m, arma::uword d) {
   if (m.n_rows != d || m.n_cols != d)
     throw ShapeError(fmt::format("multi-head attention: {} is {}, not ({} × {})", name,
                                  shape_of(m), d, d));
+  require_finite(name, m);
 }
 
 void require_bias(const char* name, const arma::rowvec& b, arma::uword d) {
   if (b.n_elem != d)
     throw ShapeError(fmt::format("multi-head attention: {} has {} entries, not {}", name,
                                  b.n_elem, d));
+  require_finite(name, b);
 }
 
 // The weights' shapes against d_model (the columns of the query); returns whether biases are on.
@@ -63,6 +66,10 @@ arma::mat affine(const arma::mat& X, const arma::mat& W, const arma::rowvec& b) 
 MultiHead run(const arma::mat& query, const arma::mat& key, const arma::mat& value,
               const MultiHeadWeights& W, const std::optional<Mask>& mask) {
   require_nonempty("query", query);
+  require_nonempty("key", key);
+  require_finite("query", query);
+  require_finite("key", key);
+  require_finite("value", value);
   const arma::uword d = query.n_cols;
   check_weights(W, d);
   require_same_cols("multi-head attention", "query", query, "key", key);
@@ -125,7 +132,12 @@ MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key,
 arma::mat average_weights(const MultiHead& result) {
   if (result.heads.empty()) throw InputError("average_weights: the pass has no heads");
   arma::mat sum = result.heads.front().weights;
-  for (std::size_t k = 1; k < result.heads.size(); ++k) sum += result.heads[k].weights;
+  for (std::size_t k = 1; k < result.heads.size(); ++k) {
+    if (arma::size(result.heads[k].weights) != arma::size(sum))
+      throw ShapeError(fmt::format("average_weights: head {} has weights {}, head 0 {}", k,
+                                   shape_of(result.heads[k].weights), shape_of(sum)));
+    sum += result.heads[k].weights;
+  }
   return sum / static_cast<double>(result.heads.size());
 }
 
@@ -142,6 +154,16 @@ MultiHeadGradients multi_head_backward(const arma::mat& query, const arma::mat& 
   if (d_output.n_rows != forward.output.n_rows || d_output.n_cols != forward.output.n_cols)
     throw ShapeError(fmt::format("multi_head_backward: the output gradient is {}, the output {}",
                                  shape_of(d_output), shape_of(forward.output)));
+  require_finite("d_output", d_output);
+  if (forward.heads.size() != W.heads)
+    throw ShapeError(fmt::format("multi_head_backward: the forward pass has {} heads, W has {}",
+                                 forward.heads.size(), W.heads));
+  for (const auto& [name, input, projected] :
+       {std::tuple{"query", &query, &forward.Q}, std::tuple{"key", &key, &forward.K},
+        std::tuple{"value", &value, &forward.V}}) {
+    require_same_rows("multi_head_backward", name, *input, "its projection", *projected);
+    require_same_cols("multi_head_backward", name, *input, "its projection", *projected);
+  }
   const arma::uword d_k = head_width(d, W.heads);
   const std::vector<arma::mat> Q = split_heads(forward.Q, W.heads);
   const std::vector<arma::mat> K = split_heads(forward.K, W.heads);

@@ -42,7 +42,9 @@ std::pair<arma::uword, arma::uword> pair_columns(RotaryLayout layout, arma::uwor
 arma::mat rotate_pairs(std::string_view what, const arma::mat& X, const arma::vec& positions,
                        RotaryLayout layout, double base, double sign) {
   require_even_width(what, X.n_cols);
-  require_finite(fmt::format("{}: X", what), X);
+  const std::string operand = fmt::format("{}: {}", what, sign > 0 ? "X" : "upstream");
+  require_nonempty(operand, X);
+  require_finite(operand, X);
   require_positions(what, X, positions);
   const arma::rowvec theta = rotary_frequencies(X.n_cols, base);
   arma::mat Y(X.n_rows, X.n_cols);
@@ -106,6 +108,9 @@ arma::uvec halves_from_interleaved(arma::uword d) {
 }
 
 double largest_shift_error(arma::uword positions, arma::uword shifts, arma::uword d_model) {
+  if (positions == 0 || shifts == 0)
+    throw InputError(fmt::format("largest_shift_error: {} positions and {} shifts measure "
+                                 "nothing; both must be at least 1", positions, shifts));
   const arma::mat PE = sinusoidal_positions(positions + shifts, d_model);
   const arma::rowvec theta = rotary_frequencies(d_model);
   double worst = 0.0;
@@ -131,6 +136,10 @@ arma::rowvec sinusoidal_similarity(arma::uword p, arma::uword shifts, arma::uwor
 double rotary_shift_error(const arma::mat& Q, const arma::mat& K, const arma::vec& positions,
                           double shift) {
   require_same_cols("rotary_shift_error: Q K^T", "Q", Q, "K", K);
+  require_same_rows("rotary_shift_error: one position per row", "Q", Q, "K", K);
+  if (!std::isfinite(shift) || shift < 0)
+    throw InputError(fmt::format("rotary_shift_error: the shift {} must be finite and at least 0",
+                                 shift));
   const arma::mat before = rotary(Q, positions) * rotary(K, positions).t();
   const arma::mat after = rotary(Q, positions + shift) * rotary(K, positions + shift).t();
   return arma::abs(after - before).max();

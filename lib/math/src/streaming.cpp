@@ -125,6 +125,8 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
   require_same_rows("output = W V", "K", K, "V", V);
   if (blocks.queries == 0 || blocks.keys == 0)
     throw InputError("streaming_attention: blocks must hold at least one query and one key");
+  if (!std::isfinite(scale))
+    throw InputError(fmt::format("streaming_attention: the scale {} is not finite", scale));
 
   //! [streaming]
   // A block of rows of a column-major matrix is itself a matrix whose columns lie `n_rows`
@@ -162,6 +164,10 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
     Z.rows(q0, q0 + bq - 1) = O.each_col() / l;            // divide once, at the end
     log_sum_exp.subvec(q0, q0 + bq - 1) = m + arma::log(l);
   }
+  // Finite inputs can still give an infinite score c q·k; then Z would hold NaN.
+  if (!log_sum_exp.is_finite() || !Z.is_finite())
+    throw InputError("streaming_attention: a score c q·k overflowed to infinity; Q, K or the "
+                     "scale is too large");
   return {std::move(Z), std::move(log_sum_exp)};
   //! [streaming]
 }
@@ -180,6 +186,11 @@ StreamingAttention merge(const StreamingAttention& a, const StreamingAttention& 
     throw ShapeError(fmt::format("merge: outputs {} and {}, log-sum-exps of {} and {}",
                                  shape_of(a.output), shape_of(b.output), a.log_sum_exp.n_elem,
                                  b.log_sum_exp.n_elem));
+  require_nonempty("merge: a.output", a.output);
+  require_finite("merge: a.output", a.output);
+  require_finite("merge: b.output", b.output);
+  require_finite("merge: a.log_sum_exp", a.log_sum_exp);
+  require_finite("merge: b.log_sum_exp", b.log_sum_exp);
   const arma::vec top = arma::max(a.log_sum_exp, b.log_sum_exp);
   const arma::vec wa = arma::exp(a.log_sum_exp - top), wb = arma::exp(b.log_sum_exp - top);
   const arma::vec both = wa + wb;  // e^{L − top}
@@ -256,7 +267,10 @@ arma::rowvec KVCache::attend(const arma::rowvec& q, double scale) const {
   if (q.n_elem != K_.n_cols)
     throw ShapeError(fmt::format("a query of {} against keys of width {}", q.n_elem, K_.n_cols));
   require_finite("the query", q);
+  if (!std::isfinite(scale))
+    throw InputError(fmt::format("KVCache::attend: the scale {} is not finite", scale));
   const arma::rowvec s = scale * (q * K_.rows(0, size_ - 1).t());  // (1 × t): O(t·d)
+  require_finite("the scores c q K^T", s);  // finite inputs can still overflow
   const arma::rowvec e = arma::exp(s - s.max());
   return (e * V_.rows(0, size_ - 1)) / arma::accu(e);               // (1 × d_v)
 }

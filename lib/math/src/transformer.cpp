@@ -52,6 +52,25 @@ std::vector<Rows> sentence_rows(arma::uword rows, const arma::uvec& starts) {
   return out;
 }
 
+// The model's own matrices against its config (the blocks' inner shapes are checked by
+// layer_norm, multi_head_attention and feed_forward), and every weight finite, named as
+// model_parameters() names it.
+void check_weights(const TransformerWeights& w) {
+  const TransformerConfig& c = w.config;
+  const auto require_shape = [](const char* name, const arma::mat& m, arma::uword rows,
+                                arma::uword cols) {
+    if (m.n_rows != rows || m.n_cols != cols)
+      throw ShapeError(fmt::format("transformer: {} is {}, not ({} × {})", name, shape_of(m),
+                                   rows, cols));
+  };
+  require_shape("embedding", w.embedding, c.vocabulary, c.d_model);
+  require_shape("unembedding", w.unembedding, c.d_model, c.vocabulary);
+  require_shape("unembedding_bias", w.unembedding_bias, 1, c.vocabulary);
+  // model_parameters() only takes the matrices' addresses; nothing is written through them.
+  for (const NamedParameter& p : model_parameters(const_cast<TransformerWeights&>(w)))
+    require_finite(p.name, *p.value);
+}
+
 MultiHeadWeights zeros_like(const MultiHeadWeights& W) {
   MultiHeadWeights z = W;
   for (arma::mat* m : {&z.W_Q, &z.W_K, &z.W_V, &z.W_O}) m->zeros();
@@ -126,9 +145,17 @@ TransformerWeights init_transformer(
   w.lnf_beta = zeros(d);
   w.unembedding_bias = zeros(c.vocabulary);
   // The matrices, drawn in the order of model_parameters().
-  w.embedding = standard_normal(c.vocabulary, d);
+  const auto draw = [&](arma::uword rows, arma::uword cols) {
+    arma::mat m = standard_normal(rows, cols);
+    if (m.n_rows != rows || m.n_cols != cols)
+      throw ShapeError(fmt::format("init_transformer: standard_normal({}, {}) returned {}", rows,
+                                   cols, shape_of(m)));
+    require_finite("init_transformer: a draw of standard_normal", m);
+    return m;
+  };
+  w.embedding = draw(c.vocabulary, d);
   const auto fan_in = [&](arma::uword rows, arma::uword cols) {
-    return arma::mat(standard_normal(rows, cols) / std::sqrt(static_cast<double>(rows)));
+    return arma::mat(draw(rows, cols) / std::sqrt(static_cast<double>(rows)));
   };
   for (BlockWeights& b : w.blocks) {
     b.attention.W_Q = fan_in(d, d);
@@ -138,7 +165,7 @@ TransformerWeights init_transformer(
     b.mlp.W1 = fan_in(d, c.d_ff);
     b.mlp.W2 = fan_in(c.d_ff, d);
   }
-  w.unembedding = 0.02 * standard_normal(d, c.vocabulary);
+  w.unembedding = 0.02 * draw(d, c.vocabulary);
   return w;
 }
 
@@ -183,6 +210,7 @@ TransformerForward transformer_forward(const TransformerWeights& w, const arma::
                                    "longer than max_length {}", i - positions(i), c.max_length));
   }
   const std::vector<Rows> sentences = sentence_rows(tokens.n_elem, starts);
+  check_weights(w);
   TransformerForward f;
   //! [forward]
   f.x0 = w.embedding.rows(tokens) + position_rows(c, positions);  // (N × d)
@@ -216,7 +244,20 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
   if (dlogits.n_rows != f.logits.n_rows || dlogits.n_cols != f.logits.n_cols)
     throw ShapeError(fmt::format("transformer_backward: the logits' gradient is {}, the logits {}",
                                  shape_of(dlogits), shape_of(f.logits)));
+  require_finite("dlogits", dlogits);
+  if (tokens.n_elem != f.x0.n_rows || f.blocks.size() != w.blocks.size())
+    throw ShapeError(fmt::format("transformer_backward: {} tokens and {} blocks, but the forward "
+                                 "pass has {} rows and {} blocks", tokens.n_elem,
+                                 w.blocks.size(), f.x0.n_rows, f.blocks.size()));
+  for (arma::uword i = 0; i < tokens.n_elem; ++i)
+    if (tokens(i) >= w.embedding.n_rows)
+      throw InputError(fmt::format("transformer_backward: token {} at row {} is outside a "
+                                   "vocabulary of {}", tokens(i), i, w.embedding.n_rows));
   const std::vector<Rows> sentences = sentence_rows(tokens.n_elem, starts);
+  for (const BlockForward& s : f.blocks)
+    if (s.attention.size() != sentences.size())
+      throw ShapeError(fmt::format("transformer_backward: {} sentences, but the forward pass "
+                                   "attended over {}", sentences.size(), s.attention.size()));
   TransformerWeights g;
   g.config = w.config;
   g.blocks.resize(w.blocks.size());

@@ -5,12 +5,16 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
 namespace attn::numpy {
 
 double round(double x, int decimals) {
+  if (decimals < 0 || decimals > 308)  // 10^decimals must be a finite double, and not 1/10^k
+    throw std::invalid_argument(fmt::format("numpy::round: decimals = {} must be from 0 to 308",
+                                            decimals));
   const double scale = std::pow(10.0, decimals);
   return std::nearbyint(x * scale) / scale;  // nearbyint: ties to even, like np.rint
 }

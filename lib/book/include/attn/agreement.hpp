@@ -60,24 +60,27 @@ struct Sentence {
 /// six nouns), N1 plural (\f$u < 0.5\f$), N2, N2 plural, V (`int(4u)`), object relative
 /// (\f$u \ge 0.5\f$), adverb (`int(4u)`: none, today, yesterday, again), ADJ (`int(4u)`).
 /// `tests/data/generate_transformer_fixtures.py` draws the same sentences in Python.
-/// \param seed the generator's seed. \param count how many. \return the sentences.
+/// \param seed the generator's seed. \param count how many. \return the sentences; none for
+///        \p count 0.
 std::vector<Sentence> generate(std::uint64_t seed, std::size_t count);
 
 /// \brief The lowest next-word loss any model can reach on \p sentences: that of the grammar
 ///        itself. Every sentence is one of \f$12 \cdot 12 \cdot 2 \cdot 4 \cdot 4 \cdot 4\f$
 ///        equally likely choices (N1, N2, which clause, V, adverb or none, ADJ), so the loss is
 ///        \f$\ln(73728)\f$ per sentence, spread over its predicted words.
-/// \param sentences a set. \return nats per predicted word.
+/// \param sentences a set. \return nats per predicted word; 0 for a set with no predicted
+///        word (no sentence, or only one-word sentences).
 double loss_floor(const std::vector<Sentence>& sentences);
 
 /// \brief How many sentences of \p test are also sentences of \p training, word for word.
-/// \param training,test two sets. \return the count, over \p test.
+/// \param training,test two sets. \return the count, over \p test; 0 if either is empty.
 std::size_t repeated(const std::vector<Sentence>& training, const std::vector<Sentence>& test);
 
 /// \brief Whether a text's verb and pronoun agree with a subject: its first "was/were" and its
 ///        first "it/they" are both there and are the singular forms, or both the plural ones.
 /// \param text ids, for example a greedy continuation. \param plural whether the subject is.
-/// \return true if they agree.
+/// \return true if they agree; false for an empty \p text (ids outside the vocabulary are
+///         never a form, so they are passed over).
 bool agrees(const arma::uvec& text, bool plural);
 
 /// \brief How often a model prefers the right form at the agreement slots.
@@ -93,23 +96,34 @@ struct Accuracy {
 /// \param sentences the test set.
 /// \param scores per sentence, a model's scores for the word after each of its words but the
 ///        last: `(n − 1 × V)`, any monotone score (logits, probabilities, counts).
-/// \return the accuracies. \throws std::invalid_argument if the counts or shapes disagree.
+/// \return the accuracies; 0 (and 0 slots) where there is no slot, as for no sentence.
+/// \throws std::invalid_argument if the counts or shapes disagree (both are named).
+/// \throws InputError (a std::invalid_argument) if a sentence's scores hold a NaN, which
+///         would compare false both ways, or its slots are not rows of its scores. The
+///         infinities are scores like any other (a log-probability of 0 is \f$-\infty\f$).
 Accuracy accuracy(const std::vector<Sentence>& sentences, const std::vector<arma::mat>& scores);
 
 /// \brief A bigram model's scores for \p sentences: row \f$i\f$ of sentence \f$s\f$ is the
 ///        row of \p counts of its word \f$i\f$.
 /// \param counts from bigram_counts(). \param sentences the test set.
 /// \return one `(n − 1 × V)` matrix per sentence, for accuracy().
+/// \throws ShapeError if \p counts is not `(V × V)`.
+/// \throws InputError if \p counts holds a NaN, an infinity or a negative count, or a sentence
+///         has no token.
+/// \throws std::out_of_range if a sentence holds an id outside the vocabulary.
 std::vector<arma::mat> bigram_scores(const arma::mat& counts, const std::vector<Sentence>& sentences);
 
 /// \brief Bigram counts: entry (a, b) is how often b follows a in \p sentences.
-/// \param sentences the training set. \return `(V × V)`.
+/// \param sentences the training set. \return `(V × V)`; all zeros for no sentence.
+/// \throws std::out_of_range if a sentence holds an id outside the vocabulary.
 arma::mat bigram_counts(const std::vector<Sentence>& sentences);
 
 /// \brief The mean next-word cross-entropy of a bigram model with add-one smoothing,
 ///        \f$p(b \mid a) = (c_{ab} + 1) / (\sum_k c_{ak} + V)\f$.
 /// \param counts from bigram_counts(). \param sentences the test set.
-/// \return the loss, in nats per predicted word.
+/// \return the loss, in nats per predicted word; 0 for a set with no predicted word.
+/// \throws ShapeError, InputError, std::out_of_range as bigram_scores() does (an empty
+///         sentence predicts nothing and is allowed here).
 double bigram_loss(const arma::mat& counts, const std::vector<Sentence>& sentences);
 
 }  // namespace attn::agreement

@@ -5,6 +5,9 @@
 /// article's figure: the tolerance is exactly what the article's rounding leaves open.
 /// Printed lines must match byte for byte, and claims (symmetry, "export pulls toward fail")
 /// must hold. Every check is echoed; any failure makes the chapter exit non-zero.
+///
+/// A NaN or an infinity never matches: such a number is a failed check, reported like any
+/// other, not an exception, so that the report still names every quantity.
 #pragma once
 
 #include <armadillo>
@@ -26,20 +29,23 @@ class ArticleChecks {
   /// \brief Checks one number: `ours`, rounded to \p decimals, must equal \p article.
   /// \param quantity what the number is, as the report names it (`"weights[bank]"`).
   /// \param article the article's figure. \param decimals the digits the article printed.
-  /// \param ours our computed value.
+  /// \param ours our computed value. A NaN or an infinity in \p ours or \p article fails.
+  /// \throws std::invalid_argument if \p decimals is negative or above 308 (numpy::round()).
   void number(const std::string& quantity, double article, int decimals, double ours);
 
   /// \brief Checks a number the article gives loosely ("about 0.60"): it matches when
   ///        \f$|ours - article| \le tolerance\f$.
   /// \param quantity what the number is. \param article the article's figure.
   /// \param tolerance how far "about" reaches. \param ours our computed value.
+  /// A NaN anywhere, or an infinite \p ours, fails the check.
   void approximately(const std::string& quantity, double article, double tolerance, double ours);
 
   /// \brief Checks a row of numbers, entry by entry, with one label per entry.
   /// \param quantity the row's name; entries are reported as `quantity[label]`.
   /// \param labels one label per entry. \param article the article's figures.
   /// \param decimals the digits the article printed. \param ours `(1 × n)` or `(n × 1)`.
-  /// \throws ShapeError if the three lengths differ.
+  /// \throws ShapeError if the three lengths differ (all three are named).
+  /// \throws std::invalid_argument as number() does for \p decimals.
   void numbers(const std::string& quantity, const std::vector<std::string>& labels,
                const std::vector<double>& article, int decimals, const arma::mat& ours);
 

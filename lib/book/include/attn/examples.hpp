@@ -74,7 +74,8 @@ struct RandomSentence {
 /// \param seed numpy's seed, a non-negative decimal integer. \param sentence the words.
 /// \param setup the sizes.
 /// \return tokens, embeddings and projections, equal to numpy's draws.
-/// \throws std::invalid_argument if the seed is not one numpy accepts or the sentence has no word.
+/// \throws std::invalid_argument if the seed is not one numpy accepts, the sentence has no word,
+///         a width in \p setup is 0 or its weight_scale is NaN or infinite (each is named).
 RandomSentence random_sentence(const std::string& seed, const std::string& sentence,
                                const RandomSetup& setup = {});
 

@@ -1,6 +1,9 @@
 /// \file
 /// \brief Text the way the articles' Python makes it: score and weight grids in article 004's
 ///        layout, vectors as Module 2.1 writes them, and sentences split into words.
+///
+/// Numbers are written as Python's f-strings write them, NaN as `nan` and the infinities as
+/// `inf` and `-inf`; a negative count of decimals is an InputError naming `decimals`.
 #pragma once
 
 #include <armadillo>
@@ -21,8 +24,9 @@ namespace attn {
 /// \param keys one label per column.
 /// \param grid `(n × m)` scores or weights.
 /// \param decimals digits after the point.
-/// \return the table, one line per query plus the header.
-/// \throws ShapeError if the label counts do not match the grid's shape.
+/// \return the table, one line per query plus the header; a NaN cell reads `nan`, as Python's.
+/// \throws ShapeError if the label counts do not match the grid's shape (both are named).
+/// \throws InputError if \p decimals is negative.
 std::string grid_table(const std::vector<std::string>& queries,
                        const std::vector<std::string>& keys, const arma::mat& grid,
                        int decimals = 2);
@@ -44,7 +48,9 @@ std::string grid_table(const std::vector<std::string>& queries,
 /// followed by one number per key.
 /// \param table the table's text, header first.
 /// \return the grid `(queries × keys)`.
-/// \throws InputError if a row does not hold one number per key.
+/// \throws InputError if a row does not hold one number per key, a cell is not wholly a finite
+///         number (`nan`, `inf` and `0.5x` are named with their row and column), or the table
+///         has no header or no row.
 arma::mat grid_from_table(const std::string& table);
 
 /// \brief Labels for the cells of one row of a grid, by position and by token, such as
@@ -52,17 +58,21 @@ arma::mat grid_from_table(const std::string& table);
 /// \param tokens the sentence's tokens (both queries and keys).
 /// \param row the query's row.
 /// \return one label per column.
+/// \throws std::out_of_range if \p row is not one of \p tokens (none is, when it is empty).
 std::vector<std::string> cell_labels(const std::vector<std::string>& tokens, std::size_t row);
 
 /// \brief A number with a fixed count of decimals, like `{:.2f}`, except that a value which
 ///        rounds to zero prints as `0.00`, never as `-0.00`.
+/// NaN prints as `nan` (never `-nan`), the infinities as `inf` and `-inf`, as Python does.
 /// \param value the number. \param decimals digits after the point.
 /// \return the text.
+/// \throws InputError if \p decimals is negative.
 std::string fixed(double value, int decimals = 2);
 
 /// \brief A vector written as in the Module 2.1 article: `[0.35, 0.22]`.
 /// \param values `(1 × d)` or `(d × 1)`. \param decimals digits after the point.
-/// \return the entries, each as fixed(), comma separated, in brackets.
+/// \return the entries, each as fixed(), comma separated, in brackets; `[]` for no entry.
+/// \throws InputError if \p decimals is negative.
 std::string vector_text(const arma::mat& values, int decimals = 2);
 
 /// \brief Python's `sentence.split()`: the words between runs of whitespace.

@@ -33,12 +33,16 @@ struct Evaluation {
 };
 
 /// \brief The model's logits for every sentence (each `(n − 1 × V)`), computed in packed
-///        batches. \param model the weights. \param sentences the set. \return one per sentence.
+///        batches. \param model the weights. \param sentences the set. \return one per sentence
+///        (none for no sentence).
+/// \throws InputError, ShapeError as pack_sentences() and transformer_forward() do (a
+///         sentence of fewer than 2 tokens, an unknown token, a NaN in a weight).
 std::vector<arma::mat> next_word_logits(const TransformerWeights& model,
                                         const std::vector<Sentence>& sentences);
 
 /// \brief Loss and accuracy of \p model on \p sentences.
 /// \param model the weights. \param sentences the set. \return both.
+/// \throws InputError if \p sentences is empty, or as next_word_logits() and accuracy() do.
 Evaluation evaluate(const TransformerWeights& model, const std::vector<Sentence>& sentences);
 
 /// \brief What training recorded, at step 0 and every TrainingSettings::evaluate_every steps.
@@ -78,7 +82,8 @@ Progress progress_line(std::ostream& log, arma::uword steps, bool terminal = std
 /// \param config the model's sizes. \param settings the schedule.
 /// \param training,heldout the two sets. \param progress may be empty.
 /// \return the model and its measurements.
-/// \throws InputError if a setting is 0 or a set is empty.
+/// \throws InputError if a setting is 0, the learning rate is not positive and finite (NaN
+///         included), or a set is empty.
 Trained train(const TransformerConfig& config, const TrainingSettings& settings,
               const std::vector<Sentence>& training, const std::vector<Sentence>& heldout,
               const Progress& progress = {});
@@ -92,7 +97,8 @@ struct Run {
 /// \brief train() each of \p runs, side by side on the machine's cores, each on one thread.
 ///        Every run is as deterministic as on its own; only the wall time changes.
 /// \param runs the models. \param training,heldout the two sets.
-/// \return the held-out evaluation after training, in the order of \p runs.
+/// \return the held-out evaluation after training, in the order of \p runs; none for no run.
+/// \throws InputError as train() does, for the first run that fails.
 std::vector<Evaluation> train_side_by_side(const std::vector<Run>& runs,
                                            const std::vector<Sentence>& training,
                                            const std::vector<Sentence>& heldout);
@@ -113,6 +119,9 @@ struct HeadFocus {
 /// \param model the weights. \param sentences the set.
 /// \param slot picks the query row of a sentence (for example its Sentence::pronoun_slot).
 /// \return layer by layer, head by head.
+/// \throws InputError if \p sentences is empty, or the slot, the nouns or the verb of a
+///         sentence is not one of its input words (all four are named).
+/// \throws ShapeError if \p model has not `layers × heads` heads as its config says.
 std::vector<HeadFocus> head_focus(const TransformerWeights& model,
                                   const std::vector<Sentence>& sentences,
                                   const std::function<arma::uword(const Sentence&)>& slot);
@@ -120,11 +129,13 @@ std::vector<HeadFocus> head_focus(const TransformerWeights& model,
 /// \brief Every head's weights for one sentence's input words, layer by layer, head by head.
 /// \param model the weights. \param sentence the sentence (its last word is not an input).
 /// \return `(n − 1 × n − 1)` grids.
+/// \throws InputError if \p sentence has fewer than 2 tokens, or as transformer_forward() does.
 std::vector<arma::mat> attention_grids(const TransformerWeights& model, const Sentence& sentence);
 
 /// \brief A figure of attention_grids(): one panel per head, side by side, labelled with the
 ///        sentence's words. \param name the figure's file stem. \param model the weights.
 /// \param sentence the sentence. \return the figure, for Plotter::heatmaps().
+/// \throws InputError as attention_grids() does.
 HeatmapRow attention_figure(const std::string& name, const TransformerWeights& model,
                             const Sentence& sentence);
 

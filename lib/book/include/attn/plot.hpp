@@ -15,6 +15,10 @@
 ///
 /// All data reach gnuplot as named datablocks (`$cells1 << EOD`), which gnuplot 5.4 (Debian 12)
 /// and 6.0 (Debian 13) read alike; gnuplot 6 no longer accepts inline data inside a multiplot.
+///
+/// A figure is drawn from finite numbers only: gnuplot would drop a NaN point without a word
+/// and fail on an infinite range, so every drawing function throws InputError, naming the
+/// figure and the panel, series or arrow, before anything is drawn (with or without gnuplot).
 #pragma once
 
 #include <armadillo>
@@ -53,14 +57,14 @@ struct ColourStop {
 const std::vector<ColourStop>& weight_palette();
 
 /// \brief The colour of a weight on weight_palette(), as gnuplot paints a heatmap cell.
-/// \param weight the value; below 0 counts as 0 and above 1 as 1.
+/// \param weight the value; below 0 counts as 0 and above 1 as 1, \f$\pm\infty\f$ included.
 /// \return `#rrggbb`.
 /// \throws InputError if \p weight is NaN.
 std::string weight_colour(double weight);
 
 /// \brief Whether a cell of this weight is dark enough that its value is written in white
 ///        rather than black (above 0.6, the rule every weight heatmap follows).
-/// \param weight the value. \return true for white text.
+/// \param weight the value. \return true for white text; false for NaN, true for \f$+\infty\f$.
 bool dark_weight(double weight);
 
 /// \brief A grid of values drawn as coloured cells with the value written in each.
@@ -150,18 +154,26 @@ class Plotter {
 
   /// \brief Draws one heatmap. \param h the figure.
   /// \throws ShapeError if the labels do not match the values' shape.
+  /// \throws InputError if the values are empty or hold a NaN or an infinity.
   void heatmap(const Heatmap& h);
   /// \brief Draws heatmaps side by side on one colour scale; a grid of more than 40 tokens
   ///        with values written in it is skipped with a message, as no one could read it.
   /// \param row the figure.
   /// \throws ShapeError if a panel's labels do not match its values.
+  /// \throws InputError if there is no panel, or a panel's values are empty or hold a NaN or
+  ///         an infinity (the panel is named by its index).
   void heatmaps(const HeatmapRow& row);
-  /// \brief Draws a bar chart. \param b the figure. \throws ShapeError if labels and values disagree.
+  /// \brief Draws a bar chart. \param b the figure.
+  /// \throws ShapeError if labels and values disagree.
+  /// \throws InputError if a series holds a NaN or an infinity (the series is named).
   void bars(const BarChart& b);
   /// \brief Draws curves against one x axis. \param p the figure.
   /// \throws ShapeError unless every series has one value per x.
+  /// \throws InputError if \p p's x or a series holds a NaN or an infinity (it is named).
   void lines(const LinePlot& p);
-  /// \brief Draws 2-D arrows. \param v the figure. \throws ShapeError unless every tip is `(1 × 2)`.
+  /// \brief Draws 2-D arrows. \param v the figure.
+  /// \throws ShapeError unless every tip is `(1 × 2)`.
+  /// \throws InputError if a tip holds a NaN or an infinity (the arrow is named).
   void vectors(const VectorPicture& v);
 
   /// \brief Writes a data file for the book's pages next to the figures, such as the numbers
@@ -189,7 +201,7 @@ class Plotter {
 /// \brief Labels for a long axis: the index of every \p every-th entry, the others empty, so
 ///        that a heatmap of many rows or columns (Heatmap::write_values false) stays readable.
 /// \param count the number of labels. \param every the spacing of the written ones.
-/// \return `{"0", "", ..., "10", "", ...}` for \p every = 10.
+/// \return `{"0", "", ..., "10", "", ...}` for \p every = 10; none for \p count 0.
 /// \throws InputError if \p every is zero.
 std::vector<std::string> tick_labels(std::size_t count, std::size_t every);
 

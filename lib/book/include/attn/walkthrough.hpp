@@ -65,8 +65,10 @@ struct TokenWalk {
 /// \param token the row of the token to follow.
 /// \return every number of the walk, formatted.
 /// \throws ShapeError unless the embeddings and projections are two-dimensional and the
-///         labels and attention match \p X.
+///         labels and attention match \p X (the shapes are named).
 /// \throws std::out_of_range if \p token is not a row of \p X.
+/// \throws InputError if \p X, a projection or \p attention holds a NaN or an infinity (it is
+///         named), so that no walk ever shows `nan`.
 TokenWalk token_walk(const std::vector<std::string>& tokens, const arma::mat& X,
                      const Projections& W, const Attention& attention, arma::uword token);
 
@@ -74,7 +76,7 @@ TokenWalk token_walk(const std::vector<std::string>& tokens, const arma::mat& X,
 ///        the raw attention computed once for all of them.
 /// \param tokens,X,W,attention as for token_walk().
 /// \return one walk per row of \p X.
-/// \throws ShapeError as token_walk() does.
+/// \throws ShapeError, InputError as token_walk() does.
 std::vector<TokenWalk> token_walks(const std::vector<std::string>& tokens, const arma::mat& X,
                                    const Projections& W, const Attention& attention);
 
@@ -87,7 +89,7 @@ std::string walk_text(const TokenWalk& walk);
 /// \brief walk_text() of token_walk(): the text `--token NAME` prints.
 /// \param tokens,X,W,attention,token as for token_walk().
 /// \return the walk's text.
-/// \throws ShapeError, std::out_of_range as token_walk() does.
+/// \throws ShapeError, InputError, std::out_of_range as token_walk() does.
 std::string walk_through(const std::vector<std::string>& tokens, const arma::mat& X,
                          const Projections& W, const Attention& attention, arma::uword token);
 

@@ -14,7 +14,8 @@
 ///
 /// Tokens are rows, queries index the rows of a score grid and keys its columns, and softmax
 /// runs along rows. Functions check their input and throw ShapeError or InputError with a
-/// message that names the operands and their shapes.
+/// message that names the operands and their shapes: an empty operand, a NaN, an infinity or
+/// mismatched shapes is an error, never a NaN in an output.
 namespace attn {
 
 /// \brief Everything one attention pass produces, for \f$n\f$ queries and \f$m\f$ keys.
@@ -28,7 +29,9 @@ struct Attention {
 ///
 /// \param Q queries `(n × d_k)`. \param K keys `(m × d_k)`. \param scale the factor \f$c\f$.
 /// \return `S: (n × m)`.
-/// \throws ShapeError if `Q` and `K` differ in columns; InputError on empty or non-finite input.
+/// \throws ShapeError if \p Q and \p K differ in columns (the message names both shapes).
+/// \throws InputError if \p Q or \p K is empty or holds a NaN or an infinity, if \p scale is
+///         not finite, or if a score overflows to infinity (each operand is named).
 arma::mat attention_scores(const arma::mat& Q, const arma::mat& K, double scale);
 
 /// \brief The one formula behind every chapter: \f$ Z = \mathrm{softmax}(c\,Q K^\top)\,V \f$.
@@ -37,8 +40,9 @@ arma::mat attention_scores(const arma::mat& Q, const arma::mat& K, double scale)
 /// \param scale the factor \f$c\f$ applied to every score: 1 for raw attention,
 ///        \f$1/\sqrt{d_k}\f$ for scaled dot-product attention.
 /// \return scores and weights `(n × m)`, output `(n × d_v)`.
-/// \throws ShapeError if `Q` and `K` differ in columns or `K` and `V` in rows;
-///         InputError on empty or non-finite input.
+/// \throws ShapeError if \p Q and \p K differ in columns or \p K and \p V in rows.
+/// \throws InputError if \p Q, \p K or \p V is empty or holds a NaN or an infinity, or as
+///         attention_scores() does for \p scale.
 Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, double scale);
 
 /// \brief attend() with a mask: blocked scores are left out of the softmax, so their weights
@@ -53,8 +57,8 @@ Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, dou
 /// \param Q queries `(n × d_k)`. \param K keys `(m × d_k)`. \param V values `(m × d_v)`.
 /// \param scale the factor \f$c\f$. \param mask `(n × m)`: which keys each query may attend to.
 /// \return scores and weights `(n × m)`, output `(n × d_v)`.
-/// \throws ShapeError if the mask is not `(n × m)`, or as attend() does; InputError if a
-///         query may attend to no key (the row is named), or as attend() does.
+/// \throws ShapeError if the mask is not `(n × m)`, or as attend() does.
+/// \throws InputError if a query may attend to no key (the row is named), or as attend() does.
 Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, double scale,
                  const Mask& mask);
 
@@ -65,6 +69,7 @@ Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, dou
 /// Because the same vector both asks and offers, \f$S\f$ is symmetric.
 /// \param E embeddings `(n × d)`, one row per token.
 /// \return scores and weights `(n × n)`, output `(n × d)`.
+/// \throws InputError if \p E is empty or holds a NaN or an infinity.
 Attention raw_self_attention(const arma::mat& E);
 
 /// \brief Raw-embedding attention for one query: row \p query of \p E asks every row.
@@ -73,7 +78,8 @@ Attention raw_self_attention(const arma::mat& E);
 ///
 /// \param E embeddings `(n × d)`. \param query the index of the asking token, below `n`.
 /// \return scores and weights `(1 × n)`, output `z_q: (1 × d)`.
-/// \throws std::out_of_range if \p query is not a row of \p E.
+/// \throws std::out_of_range if \p query is not a row of \p E (an empty \p E has none).
+/// \throws InputError if \p E holds a NaN or an infinity.
 Attention raw_attention_for(const arma::mat& E, arma::uword query);
 
 /// \brief The factor every score is multiplied by in scaled dot-product attention:
@@ -93,6 +99,7 @@ double score_scale(arma::uword d_k);
 ///
 /// \param Q queries `(n × d_k)`. \param K keys `(m × d_k)`. \param V values `(m × d_v)`.
 /// \return scores (already divided by \f$\sqrt{d_k}\f$) and weights `(n × m)`, output `(n × d_v)`.
+/// \throws ShapeError, InputError as attend() does.
 Attention scaled_dot_product_attention(const arma::mat& Q, const arma::mat& K,
                                        const arma::mat& V);
 
@@ -114,11 +121,14 @@ struct QKV {
 /// \param X token embeddings `(n × d_model)`. \param W the head's three matrices.
 /// \return `Q, K: (n × d_k)`, `V: (n × d_v)`.
 /// \throws ShapeError naming both shapes if a matrix does not have `d_model` rows.
+/// \throws InputError if \p X is empty, or \p X or one of \p W's matrices holds a NaN or an
+///         infinity (the message names it).
 QKV project(const arma::mat& X, const Projections& W);
 
 /// \brief One self-attention head: `project`, then `scaled_dot_product_attention`.
 /// \param X token embeddings `(n × d_model)`. \param W the head's three matrices.
 /// \return scores and weights `(n × n)`, output `(n × d_v)`.
+/// \throws ShapeError, InputError as project() and attend() do.
 Attention self_attention(const arma::mat& X, const Projections& W);
 
 /// \brief The key a query weighs most, the query itself left out.
@@ -130,8 +140,9 @@ Attention self_attention(const arma::mat& X, const Projections& W);
 /// \param grid `W: (n × n)` weights (or scores) of a sentence attending to itself.
 /// \param query the row \f$i\f$.
 /// \return the column \f$j \ne i\f$ with the largest entry in row \f$i\f$.
-/// \throws ShapeError unless \p grid is square with at least two rows;
-///         std::out_of_range if \p query is not a row.
+/// \throws ShapeError unless \p grid is square with at least two rows (so not empty).
+/// \throws std::out_of_range if \p query is not a row.
+/// \throws InputError if \p grid holds a NaN or an infinity.
 arma::uword strongest_other(const arma::mat& grid, arma::uword query);
 
 }  // namespace attn

@@ -20,6 +20,7 @@ namespace attn {
 /// \f$J\f$ sums to 0, because adding a constant to all scores leaves the weights unchanged.
 /// \param weights `w: (1 × m)`, a softmax output.
 /// \return `J: (m × m)`, symmetric.
+/// \throws InputError if \p weights is empty or holds a NaN or an infinity.
 arma::mat softmax_jacobian(const arma::rowvec& weights);
 
 /// \brief Backward pass of the row-wise softmax (a Jacobian-vector product per row).
@@ -30,7 +31,8 @@ arma::mat softmax_jacobian(const arma::rowvec& weights);
 /// \param weights `W: (n × m)`, the forward pass's softmax output.
 /// \param upstream `W̄: (n × m)`, the gradient with respect to the weights.
 /// \return `S̄: (n × m)`, the gradient with respect to the scores.
-/// \throws ShapeError unless both have the same shape.
+/// \throws ShapeError unless both have the same shape (the message names both).
+/// \throws InputError if \p weights (`W`) or \p upstream (`dW`) holds a NaN or an infinity.
 arma::mat softmax_rows_backward(const arma::mat& weights, const arma::mat& upstream);
 
 /// \brief Gradients of attend() with respect to its three inputs.
@@ -51,6 +53,10 @@ struct AttentionGradients {
 /// \param dWeights `W̄: (n × m)`, the gradient with respect to the weights.
 /// \param scale the \f$c\f$ used in the forward pass.
 /// \return `Q̄` and `K̄`; `dV` is left empty.
+/// \throws ShapeError if \p Q, \p K and \p weights do not fit together, or as
+///         softmax_rows_backward() does (the message names both shapes).
+/// \throws InputError if \p Q or \p K holds a NaN or an infinity, \p scale is not finite, or
+///         as softmax_rows_backward() does.
 AttentionGradients weights_backward(const arma::mat& Q, const arma::mat& K,
                                     const arma::mat& weights, const arma::mat& dWeights,
                                     double scale);
@@ -66,7 +72,10 @@ AttentionGradients weights_backward(const arma::mat& Q, const arma::mat& K,
 /// \param dZ `Z̄: (n × d_v)`, the gradient with respect to the output.
 /// \param scale the \f$c\f$ used in the forward pass.
 /// \return `Q̄, K̄, V̄`, each the shape of its input.
-/// \throws ShapeError if \p dZ is not the shape of the forward output.
+/// \throws ShapeError if \p dZ is not the shape of the forward output or \p V does not fit
+///         it, or as weights_backward() does.
+/// \throws InputError if \p dZ or \p V holds a NaN or an infinity, or as weights_backward()
+///         does.
 AttentionGradients attend_backward(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                                    const Attention& forward, const arma::mat& dZ, double scale);
 
@@ -83,6 +92,8 @@ struct SelfAttentionGradients {
 /// \param X embeddings `(n × d_model)`. \param g the gradients with respect to Q, K and V
 ///        (an empty `dV` gives an empty `W̄_V`).
 /// \return `W̄_Q, W̄_K: (d_model × d_k)`, `W̄_V: (d_model × d_v)`.
+/// \throws ShapeError if a gradient does not have one row per row of \p X.
+/// \throws InputError if \p X or a gradient holds a NaN or an infinity (it is named).
 Projections projections_backward(const arma::mat& X, const AttentionGradients& g);
 
 /// \brief Backward pass of self_attention(): through attend_backward(), then the projections.
@@ -93,6 +104,7 @@ Projections projections_backward(const arma::mat& X, const AttentionGradients& g
 /// \param X embeddings `(n × d_model)`. \param W the head's matrices.
 /// \param dZ `Z̄: (n × d_v)`, the gradient with respect to the output.
 /// \return `X̄` and the three `W̄`.
+/// \throws ShapeError, InputError as self_attention() and attend_backward() do.
 SelfAttentionGradients self_attention_backward(const arma::mat& X, const Projections& W,
                                                const arma::mat& dZ);
 

@@ -33,7 +33,8 @@ struct HeadFit {
 ///                                    + \lVert \partial L / \partial W_K \rVert_F^2} \f]
 ///
 /// \param g a loss and its gradients `(d_model × d_k)` each.
-/// \return \f$\lVert \nabla L \rVert\f$.
+/// \return \f$\lVert \nabla L \rVert\f$; 0 for empty gradients.
+/// \throws InputError if `dW_Q` or `dW_K` holds a NaN or an infinity.
 double gradient_norm(const LossGradient& g);
 
 /// \brief Minimises attention_target_loss() over \f$W_Q, W_K\f$ with Adam:
@@ -47,7 +48,10 @@ double gradient_norm(const LossGradient& g);
 /// \param W_Q,W_K the starting matrices `(d_model × d_k)` each.
 /// \param settings \f$\lambda\f$, \f$\eta\f$, the stopping rule and the step limit.
 /// \return the trained matrices, the loss at every step and why training stopped.
-/// \throws InputError as attention_target_loss() does.
+/// \throws InputError as attention_target_loss() and Adam's constructor do (a NaN or negative
+///         learning rate among them), or if `stop_gradient` is NaN or negative or `max_steps`
+///         negative.
+/// \throws ShapeError as attention_target_loss() does.
 HeadFit fit_head(const std::vector<AttentionExample>& examples, arma::mat W_Q, arma::mat W_K,
                  const FitSettings& settings);
 

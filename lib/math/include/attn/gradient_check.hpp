@@ -29,7 +29,10 @@ struct GradientCheck {
 /// \param x the point `(r × c)`. \param analytic the claimed gradient `(r × c)`.
 /// \param h the step (default \f$10^{-5}\f$, near optimal for central differences in doubles).
 /// \return the worst entry.
-/// \throws ShapeError if \p analytic is not the shape of \p x.
+/// \throws ShapeError if \p analytic is not the shape of \p x (both shapes are named).
+/// \throws InputError if \p x is empty, \p x or \p analytic holds a NaN or an infinity, \p h
+///         is not finite and positive, or \p loss returns a NaN or an infinity (the entry is
+///         named): a NaN would otherwise read as "no error".
 GradientCheck check_gradient(const std::function<double(const arma::mat&)>& loss,
                              const arma::mat& x, const arma::mat& analytic, double h = 1e-5);
 

@@ -19,8 +19,9 @@ struct LayerNorm {
 ///        biased variance), \f$y = \gamma \odot (x - \mu)/\sqrt{\sigma^2 + \epsilon} + \beta\f$.
 /// \param x `(n × d)`. \param gamma,beta `(1 × d)`. \param eps PyTorch's default, 1e-5.
 /// \return \f$y\f$ and what the backward pass reuses.
-/// \throws ShapeError if \p gamma or \p beta is not `(1 × d)`; InputError on empty or
-///         non-finite input, or \p eps not positive.
+/// \throws ShapeError if \p gamma or \p beta is not `(1 × d)` (the message names the shapes).
+/// \throws InputError if \p x is empty, \p x, \p gamma or \p beta holds a NaN or an infinity
+///         (it is named), or \p eps is not positive and finite.
 LayerNorm layer_norm(const arma::mat& x, const arma::rowvec& gamma, const arma::rowvec& beta,
                      double eps = 1e-5);
 
@@ -40,6 +41,7 @@ struct LayerNormGradients {
 /// \param dy `(n × d)`: \f$\partial L/\partial y\f$.
 /// \return the three gradients.
 /// \throws ShapeError if \p dy or \p gamma does not fit \p forward.
+/// \throws InputError if \p dy or \p gamma holds a NaN or an infinity (it is named).
 LayerNormGradients layer_norm_backward(const LayerNorm& forward, const arma::rowvec& gamma,
                                        const arma::mat& dy);
 
@@ -53,19 +55,23 @@ struct CrossEntropy {
 ///        computes it (mean over the rows), with its gradient.
 /// \param logits `(n × V)`. \param targets `(n)`, each in `[0, V)`.
 /// \return the loss and \f$\partial L/\partial z\f$.
-/// \throws ShapeError if the counts differ; InputError on a target outside the vocabulary
-///         (its row and value are named), empty or non-finite logits.
+/// \throws ShapeError if the counts differ (both are named).
+/// \throws InputError on a target outside the vocabulary (its row and value are named), or if
+///         \p logits is empty or holds a NaN or an infinity.
 CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets);
 
 /// \brief GELU, as PyTorch's `nn.GELU()` computes it (the exact form):
 ///        \f$\mathrm{gelu}(x) = x\,\Phi(x) = \tfrac{x}{2}\bigl(1 + \mathrm{erf}(x/\sqrt{2})\bigr)\f$,
 ///        entry by entry.
+/// NaN gives NaN where it is, \f$+\infty\f$ gives \f$+\infty\f$ and \f$-\infty\f$ gives 0 (the
+/// limit; \f$x\,\Phi(x)\f$ would be \f$-\infty \cdot 0\f$ there); an empty \p x gives an empty result.
 /// \param x any shape. \return the same shape.
 arma::mat gelu(const arma::mat& x);
 
 /// \brief The standard normal distribution function entry by entry,
 ///        \f$\Phi(x) = \tfrac{1}{2}\bigl(1 + \mathrm{erf}(x/\sqrt{2})\bigr)\f$.
-/// \param x any shape. \return the same shape, each entry in [0, 1].
+/// NaN gives NaN where it is, \f$\pm\infty\f$ gives 1 and 0; an empty \p x gives an empty result.
+/// \param x any shape. \return the same shape, each entry in [0, 1] (or NaN where \p x is).
 arma::mat normal_cdf(const arma::mat& x);
 
 /// \brief The weights of a transformer block's two-layer MLP.
@@ -87,7 +93,9 @@ struct FeedForward {
 /// \brief The MLP of a transformer block, row by row: \f$y = \mathrm{gelu}(x W_1 + b_1) W_2 + b_2\f$.
 /// \param x `(n × d)`. \param W the weights.
 /// \return the output and the intermediate values.
-/// \throws ShapeError naming both shapes when they do not fit; InputError on non-finite input.
+/// \throws ShapeError naming both shapes when they do not fit.
+/// \throws InputError if \p x is empty, or \p x or a weight holds a NaN or an infinity (it is
+///         named).
 FeedForward feed_forward(const arma::mat& x, const FeedForwardWeights& W);
 
 /// \brief The gradients of a loss through feed_forward().
@@ -101,7 +109,9 @@ struct FeedForwardGradients {
 /// \param x `(n × d)`. \param W the weights. \param forward what feed_forward() returned.
 /// \param dy `(n × d)`: \f$\partial L/\partial y\f$.
 /// \return the gradients.
-/// \throws ShapeError if \p dy does not fit.
+/// \throws ShapeError if \p dy does not fit \p forward, or \p x or \p W does not fit
+///         \p forward (the message names both shapes).
+/// \throws InputError if \p dy holds a NaN or an infinity.
 FeedForwardGradients feed_forward_backward(const arma::mat& x, const FeedForwardWeights& W,
                                            const FeedForward& forward, const arma::mat& dy);
 

@@ -32,11 +32,13 @@ class Mask {
   ///        that no query may attend to.
   /// \param queries the number of query rows. \param keys the padded length.
   /// \param length the real length, from 1 to \p keys.
-  /// \return `(queries × keys)`. \throws InputError unless 1 ≤ \p length ≤ \p keys.
+  /// \return `(queries × keys)`.
+  /// \throws InputError unless 1 ≤ \p length ≤ \p keys, or if \p queries is 0.
   static Mask padding(arma::uword queries, arma::uword keys, arma::uword length);
 
   /// \brief Every query may attend to every key: the same as no mask.
   /// \param queries,keys the shape. \return `(queries × keys)`.
+  /// \throws InputError if \p queries or \p keys is 0.
   static Mask none(arma::uword queries, arma::uword keys);
 
   /// \brief From a grid whose nonzero entries mean "may attend", as
@@ -86,9 +88,10 @@ class Mask {
 /// which is softmax_rows() of the scores with \f$-\infty\f$ put where the mask blocks.
 /// \param scores `S: (n × m)`, finite. \param mask `(n × m)`.
 /// \return `W: (n × m)`, each row summing to 1 over its allowed keys.
-/// \throws ShapeError naming both shapes if they differ; InputError if a query may attend
-///         to no key at all (its row is named; PyTorch would return a row of NaN there) or
-///         if a score is not finite.
+/// \throws ShapeError naming both shapes if they differ.
+/// \throws InputError if \p scores is empty or holds a NaN or an infinity (a blocked score
+///         too: the mask, not the score, says what is left out), or if a query may attend to
+///         no key at all (its row is named; PyTorch would return a row of NaN there).
 arma::mat masked_softmax_rows(const arma::mat& scores, const Mask& mask);
 
 }  // namespace attn

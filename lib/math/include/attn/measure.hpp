@@ -47,6 +47,7 @@ struct Sharpness {
 /// A weight that underflows to 0 adds nothing to \f$H\f$ (\f$0 \ln 0 = 0\f$).
 /// \param scores `s: (1 × m)`, finite, non-empty.
 /// \return the largest weight, the entropy and the Frobenius norm of the Jacobian.
+/// \throws InputError if \p scores is empty or holds a NaN or an infinity.
 Sharpness sharpness(const arma::rowvec& scores);
 
 /// \brief One query and the keys it is scored against.
@@ -69,14 +70,17 @@ struct Saturation {
 ///
 /// \param probes `T` queries `(1 × d_k)` with their keys `(m × d_k)`; all share one \f$d_k\f$.
 /// \return the two means.
-/// \throws InputError if \p probes is empty; ShapeError if a query and its keys differ in width.
+/// \throws InputError if \p probes is empty, or a query or its keys are empty or hold a NaN
+///         or an infinity (named `Q` and `K`).
+/// \throws ShapeError if a query and its keys differ in width.
 Saturation measure_saturation(const std::vector<Probe>& probes);
 
 /// \brief How far \p ours is from \p reference, one number for matrices of any size:
 ///        \f$\max_{ij} |a_{ij} - b_{ij}| \,/\, \max(1, \max_{ij} |b_{ij}|)\f$, relative to the
 ///        reference's largest entry (absolute when that is below 1).
 /// \param ours,reference matrices of one shape. \return the gap.
-/// \throws ShapeError if the shapes differ.
+/// \throws ShapeError if the shapes differ (both are named).
+/// \throws InputError if they are empty or either holds a NaN or an infinity.
 double relative_gap(const arma::mat& ours, const arma::mat& reference);
 
 }  // namespace attn

@@ -49,21 +49,27 @@ struct MultiHead {
 
 /// \brief The columns of head \p k: the \p heads blocks of \p X, each `(n × d / heads)`.
 /// \param X `(n × d)`. \param heads \f$h\f$, dividing \f$d\f$.
-/// \return \f$h\f$ matrices `(n × d/h)`, head 0 first.
-/// \throws InputError if \p heads is 0 or does not divide the columns of \p X.
+/// \return \f$h\f$ matrices `(n × d/h)`, head 0 first. Entries are copied as they are, NaN
+///         and ±∞ included, and an \p X of 0 rows gives blocks of 0 rows.
+/// \throws InputError if \p heads is 0 or does not divide the columns of \p X, or \p X has
+///         no column.
 std::vector<arma::mat> split_heads(const arma::mat& X, arma::uword heads);
 
 /// \brief The inverse of split_heads(): the blocks side by side.
 /// \param blocks \f$h\f$ matrices with the same number of rows.
-/// \return `(n × Σ widths)`. \throws ShapeError if the rows differ; InputError if empty.
+/// \return `(n × Σ widths)`; entries are copied as they are, NaN and ±∞ included.
+/// \throws ShapeError if the rows differ (the message names both shapes).
+/// \throws InputError if \p blocks is empty.
 arma::mat concat_heads(const std::vector<arma::mat>& blocks);
 
 /// \brief Multi-head attention of queries \p query over keys \p key and values \p value.
 /// \param query `X_q: (n × d_model)`. \param key `X_k: (m × d_model)`.
 /// \param value `X_v: (m × d_model)`. \param W the layer's weights.
 /// \return the heads, their concatenation and the output.
-/// \throws ShapeError naming the shapes if a matrix does not fit; InputError if \p W's head
-///         count does not divide \f$d_{\text{model}}\f$ or only some biases are given.
+/// \throws ShapeError naming the shapes if a matrix does not fit.
+/// \throws InputError if \p query or \p key is empty, if an input or a weight holds a NaN or
+///         an infinity (it is named), if \p W's head count does not divide
+///         \f$d_{\text{model}}\f$ or if only some biases are given.
 MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key,
                                const arma::mat& value, const MultiHeadWeights& W);
 
@@ -78,13 +84,15 @@ MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key,
 /// \brief The heads' weights averaged, as `nn.MultiheadAttention` returns them by default
 ///        (`need_weights=True, average_weights=True`).
 /// \param result a multi-head pass. \return `(n × m)`.
+/// \throws InputError if \p result has no heads.
+/// \throws ShapeError if two heads' weights differ in shape (both shapes are named).
 arma::mat average_weights(const MultiHead& result);
 
 /// \brief The number of learned numbers in one layer: \f$4 d^2\f$, plus \f$4d\f$ with biases.
 /// \param d_model \f$d\f$. \param heads \f$h\f$ (the count does not depend on it, but it must
 ///        divide \f$d\f$). \param biases whether the four biases are learned.
 /// \return 2,362,368 for \f$d = 768\f$, 12 heads, with biases, as PyTorch counts.
-/// \throws InputError if \p heads is 0 or does not divide \p d_model.
+/// \throws InputError if \p heads or \p d_model is 0, or \p heads does not divide \p d_model.
 arma::uword multi_head_parameters(arma::uword d_model, arma::uword heads, bool biases);
 
 /// \brief Gradients of a multi-head pass with respect to its inputs and weights.
@@ -99,7 +107,11 @@ struct MultiHeadGradients {
 ///        carries the projections and the masked weights, so nothing is computed twice).
 /// \param query,key,value,W the forward pass's inputs. \param forward its result.
 /// \param d_output `(n × d_model)`: the gradient with respect to the output.
-/// \return the gradients. \throws ShapeError if \p d_output does not fit.
+/// \return the gradients.
+/// \throws ShapeError if \p d_output does not fit, if an input is not the shape of its
+///         projection in \p forward or if \p forward has a different number of heads.
+/// \throws InputError if \p d_output or a weight holds a NaN or an infinity, or as
+///         multi_head_attention() does for \p W.
 MultiHeadGradients multi_head_backward(const arma::mat& query, const arma::mat& key,
                                        const arma::mat& value, const MultiHeadWeights& W,
                                        const MultiHead& forward, const arma::mat& d_output);

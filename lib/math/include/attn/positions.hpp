@@ -26,14 +26,14 @@ namespace attn {
 /// \param base \f$b\f$.
 /// \return `PE: (n × d)`.
 /// \throws InputError if \p d_model is zero or odd, \p positions is zero, or \p base is not
-///         greater than 1.
+///         a finite number greater than 1 (NaN and ±∞ included).
 arma::mat sinusoidal_positions(arma::uword positions, arma::uword d_model, double base = 10000.0);
 
 /// \brief The angle per position of each column pair: \f$\theta_i = b^{-2i/d}\f$,
 ///        \f$i = 0 \dots d/2 - 1\f$. Pair \f$i\f$ turns by \f$m\,\theta_i\f$ at position \f$m\f$.
 /// \param d the number of columns. \param base \f$b\f$.
 /// \return `θ: (1 × d/2)`, from 1 down.
-/// \throws InputError if \p d is zero or odd, or \p base is not greater than 1.
+/// \throws InputError if \p d is zero or odd, or \p base is not a finite number greater than 1.
 arma::rowvec rotary_frequencies(arma::uword d, double base = 10000.0);
 
 /// \brief Which columns RoPE rotates together.
@@ -55,8 +55,9 @@ enum class RotaryLayout {
 /// \param layout which columns are paired. \param base \f$b\f$ of rotary_frequencies().
 /// \return `(n × d)`, the rotated rows.
 /// \throws ShapeError if \p positions does not have one entry per row of \p X.
-/// \throws InputError if \p d is zero or odd, \p X is not finite, or a position is negative or
-///         not finite (the message names it).
+/// \throws InputError if \p d is zero or odd, \p X is empty or holds a NaN or an infinity,
+///         a position is negative or not finite (the message names it), or \p base is not a
+///         finite number greater than 1.
 arma::mat rotary(const arma::mat& X, const arma::vec& positions,
                  RotaryLayout layout = RotaryLayout::interleaved, double base = 10000.0);
 
@@ -65,7 +66,7 @@ arma::mat rotary(const arma::mat& X, const arma::vec& positions,
 /// \param upstream `Ȳ: (n × d)`, the gradient with respect to rotary()'s output.
 /// \param positions, layout, base as given to rotary().
 /// \return `X̄: (n × d)`.
-/// \throws ShapeError, InputError as rotary() does.
+/// \throws ShapeError, InputError as rotary() does, naming \p upstream.
 arma::mat rotary_backward(const arma::mat& upstream, const arma::vec& positions,
                           RotaryLayout layout = RotaryLayout::interleaved, double base = 10000.0);
 
@@ -89,7 +90,7 @@ arma::uvec halves_from_interleaved(arma::uword d);
 ///        \f$p < \f$ \p positions and \f$k < \f$ \p shifts.
 /// \param positions,shifts the ranges of \f$p\f$ and \f$k\f$. \param d_model the width.
 /// \return the largest entry-wise difference.
-/// \throws InputError as sinusoidal_positions() does.
+/// \throws InputError if \p positions or \p shifts is 0, or as sinusoidal_positions() does.
 double largest_shift_error(arma::uword positions, arma::uword shifts, arma::uword d_model);
 
 /// \brief The similarity of two sinusoidal encodings \p shift positions apart,
@@ -104,7 +105,8 @@ arma::rowvec sinusoidal_similarity(arma::uword p, arma::uword shifts, arma::uwor
 ///        \f$|S(m + s) - S(m)|\f$, \f$S(m) = \mathrm{rotary}(Q, m)\, \mathrm{rotary}(K, m)^\top\f$.
 /// \param Q `(n × d)`. \param K `(n × d)`. \param positions `(n)`. \param shift \f$s \ge 0\f$.
 /// \return the largest change (0 in exact arithmetic).
-/// \throws ShapeError, InputError as rotary() does.
+/// \throws ShapeError if \p Q and \p K differ in shape, or as rotary() does.
+/// \throws InputError if \p shift is negative, NaN or infinite, or as rotary() does.
 double rotary_shift_error(const arma::mat& Q, const arma::mat& K, const arma::vec& positions,
                           double shift);
 
@@ -112,7 +114,8 @@ double rotary_shift_error(const arma::mat& Q, const arma::mat& K, const arma::ve
 ///        reordered by halves_from_interleaved() for the halves layout.
 /// \param Q `(n × d)`. \param K `(m × d)`. \param q_positions `(n)`. \param k_positions `(m)`.
 /// \return the largest difference (0 in exact arithmetic).
-/// \throws ShapeError, InputError as rotary() does.
+/// \throws ShapeError if \p Q and \p K differ in columns, or as rotary() does.
+/// \throws InputError as rotary() does (empty, NaN or infinite input).
 double rotary_layout_error(const arma::mat& Q, const arma::mat& K, const arma::vec& q_positions,
                            const arma::vec& k_positions);
 /// @}

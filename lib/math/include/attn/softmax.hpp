@@ -1,5 +1,9 @@
 /// \file
 /// \brief Softmax: turning a row of scores into weights that are positive and sum to 1.
+///
+/// Every function here rejects an empty input and any NaN or infinity in it with an
+/// InputError naming the `softmax input`; a score of \f$-\infty\f$ from a mask belongs to
+/// masked_softmax_rows() in mask.hpp, which gives such entries weight exactly 0.
 #pragma once
 
 #include <armadillo>
@@ -16,12 +20,13 @@ namespace attn {
 ///
 /// \param scores `S: (n × m)`, one row per query, one column per key; finite, non-empty.
 /// \return `W: (n × m)`, every entry in (0, 1], every row summing to 1.
-/// \throws InputError if \p scores is empty or holds NaN or infinity.
+/// \throws InputError if \p scores is empty or holds a NaN or an infinity.
 arma::mat softmax_rows(const arma::mat& scores);
 
 /// \brief Softmax of one row of scores: `softmax_rows` for a `(1 × m)` matrix.
 /// \param scores `s: (1 × m)`, finite, non-empty.
 /// \return `w: (1 × m)`, positive, summing to 1.
+/// \throws InputError if \p scores is empty or holds a NaN or an infinity.
 arma::rowvec softmax(const arma::rowvec& scores);
 
 /// \brief One softmax over every entry of the matrix at once, the way attention does *not* work.
@@ -32,7 +37,7 @@ arma::rowvec softmax(const arma::rowvec& scores);
 /// longer describes how one query shares its attention.
 /// \param scores `S: (n × m)`, finite, non-empty.
 /// \return `W: (n × m)` summing to 1 in total.
-/// \throws InputError if \p scores is empty or holds NaN or infinity.
+/// \throws InputError if \p scores is empty or holds a NaN or an infinity.
 arma::mat softmax_whole(const arma::mat& scores);
 
 }  // namespace attn

@@ -51,9 +51,11 @@ struct StreamingAttention {
 /// OpenBLAS is held to one thread, so each thread's GEMMs do not compete for the same cores.
 /// (OpenBLAS's thread count is process-wide: it is set back when the call returns.) The result
 /// does not depend on the number of threads.
-/// \throws ShapeError if the shapes do not fit; InputError on empty or non-finite input or a
-///         zero block size. (A StreamingMask always lets every query see key 0, so no row can
-///         be left with no key, as a grid mask can.)
+/// \throws ShapeError if the shapes do not fit (the message names both shapes).
+/// \throws InputError if \p Q, \p K or \p V is empty or holds a NaN or an infinity (it is
+///         named), if \p scale is not finite, if a block size is 0, or if a score overflows
+///         to infinity. (A StreamingMask always lets every query see key 0, so no row can be
+///         left with no key, as a grid mask can.)
 StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                                        double scale, const StreamingMask& mask = {},
                                        const StreamingBlocks& blocks = {});
@@ -70,7 +72,7 @@ struct AttentionMemory {
 
 /// \brief What attend() and streaming_attention() hold, by formula.
 /// \param n queries. \param m keys. \param d_k,d_v widths. \param blocks the block sizes.
-/// \return the three figures, in bytes.
+/// \return the three figures, in bytes; a size of 0 gives 0 bytes. Never throws.
 AttentionMemory attention_memory(arma::uword n, arma::uword m, arma::uword d_k, arma::uword d_v,
                                  const StreamingBlocks& blocks = {});
 
@@ -82,7 +84,9 @@ AttentionMemory attention_memory(arma::uword n, arma::uword m, arma::uword d_k, 
 /// \f$L\f$: the online softmax's update, applied to two finished parts.
 /// \param a,b the same queries against two sets of keys: outputs `(n × d_v)`, log-sum-exps `(n)`.
 /// \return the queries against both sets.
-/// \throws ShapeError if the two do not have the same shapes.
+/// \throws ShapeError if the two do not have the same shapes (all four are named).
+/// \throws InputError if the outputs are empty, or an output or a log-sum-exp holds a NaN or
+///         an infinity (it is named).
 StreamingAttention merge(const StreamingAttention& a, const StreamingAttention& b);
 
 /// \brief The work the streaming pass does on one block of keys for one block of queries.
@@ -109,6 +113,8 @@ arma::umat streaming_schedule(arma::uword n, arma::uword keys, const StreamingMa
 /// \f$e^t < 3.3 \cdot 10^{-308}\f$), and for \f$t = -\infty\f$, a masked score, it is 0; above
 /// 709 it is \f$+\infty\f$; NaN stays NaN. The online softmax calls it with \f$c\f$ at least
 /// every \f$x_i\f$, so \f$t \le 0\f$ there.
+/// A NaN \p shift makes every value NaN, and \p count 0 does nothing: this kernel does no
+/// checks, its callers do.
 /// \param x `count` values, overwritten. \param count how many. \param shift \f$c\f$.
 void exp_shifted(double* x, arma::uword count, double shift);
 
@@ -122,7 +128,9 @@ struct OnlineStep {
 /// \brief The online softmax of one row of scores against \p V, block by block.
 /// \param scores `(1 × m)`. \param V `(m × d_v)`. \param block keys per block.
 /// \return one step per block; the output is `back().O / back().l`.
-/// \throws ShapeError, InputError as streaming_attention() does.
+/// \throws ShapeError if \p V does not have one row per score.
+/// \throws InputError if \p scores is empty or \p scores or \p V holds a NaN or an infinity
+///         (it is named), or if \p block is 0.
 std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const arma::mat& V,
                                              arma::uword block);
 
@@ -138,14 +146,17 @@ class KVCache {
   /// \throws InputError if a width is 0.
   KVCache(arma::uword d_k, arma::uword d_v);
   /// \brief Stores one token's key and value. \param k `(1 × d_k)`. \param v `(1 × d_v)`.
-  /// \throws ShapeError if a width differs; InputError if not finite.
+  /// \throws ShapeError if a width differs.
+  /// \throws InputError if \p k or \p v holds a NaN or an infinity.
   void append(const arma::rowvec& k, const arma::rowvec& v);
   /// \brief The number of tokens cached. \return \f$t\f$.
   arma::uword size() const { return size_; }
   /// \brief One query against every cached key.
   /// \param q `(1 × d_k)`. \param scale \f$c\f$.
   /// \return \f$z = \mathrm{softmax}(c\, q K^\top) V\f$, `(1 × d_v)`.
-  /// \throws InputError if the cache is empty or \p q is not finite; ShapeError on a width.
+  /// \throws InputError if the cache is empty, \p q holds a NaN or an infinity, \p scale is not
+  ///         finite or a score overflows to infinity.
+  /// \throws ShapeError if \p q is not as wide as the keys.
   arma::rowvec attend(const arma::rowvec& q, double scale) const;
 
  private:

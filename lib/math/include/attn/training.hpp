@@ -38,7 +38,11 @@ struct LossGradient {
 /// \param examples the training sentences. \param W_Q `(d_model × d_k)`. \param W_K `(d_model × d_k)`.
 /// \param weight_decay \f$\lambda \ge 0\f$.
 /// \return \f$L\f$ and its gradients.
-/// \throws InputError if \p examples is empty or an index is not a row of its sentence.
+/// \throws InputError if \p examples is empty, an index is not a row of its sentence,
+///         \p weight_decay is negative, NaN or infinite, \p W_Q, \p W_K or an example's `X`
+///         holds a NaN or an infinity (it is named), or a target's weight underflows to 0
+///         (the loss would be infinite).
+/// \throws ShapeError if an example's `X` does not have `d_model` columns (both shapes named).
 LossGradient attention_target_loss(const std::vector<AttentionExample>& examples,
                                    const arma::mat& W_Q, const arma::mat& W_K,
                                    double weight_decay);
@@ -52,6 +56,8 @@ class Adam {
  public:
   /// \brief \param learning_rate \f$\eta\f$. \param beta1 \f$\beta_1\f$. \param beta2 \f$\beta_2\f$.
   /// \param epsilon \f$\epsilon\f$.
+  /// \throws InputError unless \p learning_rate is finite and at least 0, \p beta1 and
+  ///         \p beta2 are in [0, 1), and \p epsilon is finite and positive (NaN fails each).
   explicit Adam(double learning_rate, double beta1 = 0.9, double beta2 = 0.999,
                 double epsilon = 1e-8);
 
@@ -59,6 +65,8 @@ class Adam {
   /// \param parameters the matrices to update, in a fixed order.
   /// \param gradients one gradient per parameter, same shapes, same order.
   /// \throws ShapeError if the counts or shapes disagree with each other or with earlier steps.
+  /// \throws InputError if a parameter is a null pointer or a gradient holds a NaN or an
+  ///         infinity (its index is named); nothing is updated then.
   void step(const std::vector<arma::mat*>& parameters, const std::vector<arma::mat>& gradients);
 
  private:

@@ -74,6 +74,7 @@ std::vector<NamedParameter> model_parameters(TransformerWeights& weights);
 /// \brief The number of learned numbers: \f$Vd + L(4d^2 + 4d + 2 d\,d_{ff} + d_{ff} + d + 4d)
 ///        + 2d + dV + V\f$.
 /// \param config the sizes. \return the count.
+/// \throws InputError if a size is 0, \f$d\f$ is odd or \f$h \nmid d\f$.
 arma::uword parameter_count(const TransformerConfig& config);
 
 /// \brief A new model, drawn from \p rng in the order of model_parameters(): \f$E\f$ from
@@ -83,7 +84,10 @@ arma::uword parameter_count(const TransformerConfig& config);
 /// \param config the sizes.
 /// \param standard_normal returns a `(rows × cols)` matrix of \f$N(0, 1)\f$ draws (the book
 ///        passes numpy's `default_rng(seed).normal(size=(rows, cols))`).
-/// \return the weights. \throws InputError if a size is 0, \f$d\f$ is odd or \f$h \nmid d\f$.
+/// \return the weights.
+/// \throws InputError if a size is 0, \f$d\f$ is odd or \f$h \nmid d\f$, or a draw holds a NaN
+///         or an infinity.
+/// \throws ShapeError if \p standard_normal returns a matrix of another shape than asked.
 TransformerWeights init_transformer(
     const TransformerConfig& config,
     const std::function<arma::mat(arma::uword, arma::uword)>& standard_normal);
@@ -135,7 +139,11 @@ struct TransformerForward {
 /// \param starts the first row of each sentence (`{0}` for one sentence); each sentence is
 ///        at most TransformerConfig::max_length long.
 /// \return every intermediate value, the logits last.
-/// \throws InputError naming a token out of range, a sentence too long or bad \p starts.
+/// \throws InputError naming a token out of range, a sentence too long, bad \p starts, no
+///         token, or a weight holding a NaN or an infinity (named as model_parameters() names
+///         it, for example `blocks.0.attention.W_Q`).
+/// \throws ShapeError if a weight does not have the shape \p weights' config gives it (both
+///         shapes are named).
 TransformerForward transformer_forward(const TransformerWeights& weights, const arma::uvec& tokens,
                                        const arma::uvec& starts);
 
@@ -147,7 +155,10 @@ TransformerForward transformer_forward(const TransformerWeights& weights, const 
 /// \param weights,tokens,starts the forward pass's model and input. \param forward its result.
 /// \param dlogits `(N × V)`.
 /// \return the gradients, in a TransformerWeights of the model's shapes.
-/// \throws ShapeError if \p dlogits does not fit.
+/// \throws ShapeError if \p dlogits does not fit, or \p tokens, \p starts or \p weights do
+///         not match \p forward's rows, sentences or blocks.
+/// \throws InputError if \p dlogits holds a NaN or an infinity, a token is outside the
+///         vocabulary, or \p starts is bad.
 TransformerWeights transformer_backward(const TransformerWeights& weights, const arma::uvec& tokens,
                                         const arma::uvec& starts, const TransformerForward& forward,
                                         const arma::mat& dlogits);
@@ -162,17 +173,24 @@ struct TransformerStep {
 /// \brief Forward pass, cross-entropy against the batch's targets, backward pass.
 /// \param weights the model. \param batch from pack_sentences().
 /// \return the loss, the logits and the gradients.
+/// \throws InputError, ShapeError as transformer_forward() and cross_entropy() do.
 TransformerStep transformer_step(const TransformerWeights& weights, const PackedBatch& batch);
 
 /// \brief The logits for the token after each token of one sentence (causal mask, positions
 ///        from 0).
 /// \param weights the model. \param tokens `(n)`, with \f$1 \le n \le\f$ max_length.
 /// \return `(n × V)`.
+/// \throws InputError if \p tokens is empty or longer than max_length, or as
+///         transformer_forward() does.
+/// \throws ShapeError as transformer_forward() does.
 arma::mat sentence_logits(const TransformerWeights& weights, const arma::uvec& tokens);
 
 /// \brief Greedy decoding: append the most likely next token until \p stop or \p max_length.
 /// \param weights the model. \param prompt at least one token. \param stop the end token.
-/// \return the prompt followed by the tokens chosen.
+/// \return the prompt followed by the tokens chosen (the prompt alone if it already reaches
+///         max_length or ends with \p stop).
+/// \throws InputError if \p prompt is empty, or as sentence_logits() does.
+/// \throws ShapeError as sentence_logits() does.
 arma::uvec greedy_continue(const TransformerWeights& weights, const arma::uvec& prompt,
                            arma::uword stop);
 

@@ -55,7 +55,7 @@ class SeedSequence {
   /// \brief numpy's `generate_state(n, np.uint64)`: 2n 32-bit output words d[0..2n) paired
   /// low word first, w64[j] = d[2j] | d[2j+1] << 32.
   /// \param n Number of 64-bit words wanted (PCG64 uses 4).
-  /// \return The n words, in numpy's order.
+  /// \return The n words, in numpy's order; none for n = 0.
   std::vector<std::uint64_t> generate_state_u64(std::size_t n) const;
 
  private:
@@ -127,7 +127,8 @@ class Generator {
   /// to row k / cols, column k % cols even though Armadillo stores column-major.
   /// \param rows Number of rows.
   /// \param cols Number of columns.
-  /// \return The rows x cols matrix.
+  /// \return The rows x cols matrix, every entry finite; with 0 rows or 0 columns an empty
+  ///         matrix of that shape, and no draw is taken (as numpy's `size=(0, 3)`).
   arma::mat normal(arma::uword rows, arma::uword cols);
 
   /// \brief The underlying bit generator (`rng.bit_generator`), e.g. to inspect its state.
