@@ -72,6 +72,16 @@ Pieces split(double x, bool scientific) {
   return p;
 }
 
+// x in scientific notation with exactly `digits` mantissa digits after the point.
+Pieces padded(double x, std::size_t digits) {
+  char buf[64];
+  const auto end = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific,
+                                 static_cast<int>(digits)).ptr;
+  const std::string s(buf, end);
+  const std::size_t dot = s.find('.'), e = s.find('e');
+  return {s.substr(0, dot), s.substr(dot + 1, e - dot - 1), s.substr(e + 1)};
+}
+
 // The shared layout numpy computes from all finite entries before printing any of them.
 struct Layout {
   bool scientific = false;
@@ -128,9 +138,14 @@ std::string format_one(double x, const Layout& l) {
   }
   const Pieces p = split(x, l.scientific);
   if (!l.scientific) return fmt::format("{:>{}}.{:<{}}", p.integer, l.pad_left, p.fraction, l.pad_right);
-  const char sign = p.exponent[0];
-  const std::string digits = p.exponent.substr(1);
-  return fmt::format("{:>{}}.{:0<{}}e{}{:0>{}}", p.integer, l.pad_left, p.fraction,
+  // numpy pads a shorter mantissa (min_digits with unique=True) with the value's own further
+  // digits, correctly rounded, not with zeros. They are zeros for every normal double, whose
+  // shortest digits are exact to 15 places; a subnormal's are not: 5e-324 prints as
+  // 4.94065646e-324 beside 1.23456789.
+  const Pieces q = p.fraction.size() < l.mantissa_digits ? padded(x, l.mantissa_digits) : p;
+  const char sign = q.exponent[0];
+  const std::string digits = q.exponent.substr(1);
+  return fmt::format("{:>{}}.{:0<{}}e{}{:0>{}}", q.integer, l.pad_left, q.fraction,
                      l.mantissa_digits, sign, digits, l.exponent_digits);
 }
 
