@@ -48,6 +48,19 @@ TEST(SplitWords, LikePythonsStrSplit) {
   EXPECT_EQ(attn::split_words("café naïve"), (V{"café", "naïve"}));
 }
 
+// Bytes that are not UTF-8 stay in their word and never hide the byte after them. The first
+// case is what the fuzzer found (tests/fuzz/corpus/sentence_splitter/): a sequence cut short by
+// a newline had read the newline as part of one letter, so a word held a line break.
+TEST(SplitWords, MalformedUtf8NeverSwallowsABreak) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(attn::split_words("\xf6\xac\n\xdd"), (V{"\xf6\xac", "\xdd"}));
+  EXPECT_EQ(attn::split_words("a\xc2 b"), (V{"a\xc2", "b"}));       // cut short by a space
+  EXPECT_EQ(attn::split_words("a\x85" "b\xa0" "c"), V{"a\x85" "b\xa0" "c"});  // stray bytes, not U+0085
+  EXPECT_EQ(attn::split_words("a\xe0\x80\xa0" "b"), V{"a\xe0\x80\xa0" "b"});  // overlong U+0020
+  EXPECT_EQ(attn::split_words("a\xed\xa0\x80 b"), (V{"a\xed\xa0\x80", "b"}));  // a surrogate
+  EXPECT_EQ(attn::split_words("a\xc2\x85" "b"), (V{"a", "b"}));     // U+0085, well formed: a space
+}
+
 TEST(Fixed, NeverPrintsMinusZero) {
   EXPECT_EQ(attn::fixed(-0.001), "0.00");
   EXPECT_EQ(attn::fixed(-0.0), "0.00");

@@ -14,10 +14,20 @@
 
 namespace attn {
 
-namespace {
-
-// Parses the command line; returns an exit code if the program should stop here.
-std::optional<int> parse(CLI::App& app, int argc, char** argv) {
+std::optional<int> parse_command_line(int argc, const char* const* argv, const ChapterInfo& info,
+                                      const ChapterOptions& options, PlotOptions& plots) {
+  CLI::App app(info.summary, info.executable);
+  plots = PlotOptions{true, ATTN_DEFAULT_PLOTS_DIR, false};
+  bool no_plots = false;
+  app.add_flag("--no-plots", no_plots, "Compute and check only; draw no figures");
+  app.add_option("--plots", plots.folder, "Folder for the PNG figures")
+      ->type_name("DIR")
+      ->capture_default_str();
+  app.add_flag("--plots-in-terminal", plots.in_terminal,
+               "Draw the figures as coloured text on stdout instead of PNG files");
+  app.footer(fmt::format("Exit status: 0 when every number matches {}, 1 when one differs,\n"
+                         "2 for a bad command line.", info.reference));
+  if (options) options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -27,29 +37,15 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv) {
     fmt::print(std::cerr, "{}: {}\n\n{}", app.get_name(), e.what(), app.help());
     return 2;
   }
+  plots.enabled = !no_plots;
   return std::nullopt;
 }
-
-}  // namespace
 
 int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOptions& options,
                 const Story& story) {
   try {
-    CLI::App app(info.summary, info.executable);
-    PlotOptions plot_options{true, ATTN_DEFAULT_PLOTS_DIR, false};
-    bool no_plots = false;
-    app.add_flag("--no-plots", no_plots, "Compute and check only; draw no figures");
-    app.add_option("--plots", plot_options.folder, "Folder for the PNG figures")
-        ->type_name("DIR")
-        ->capture_default_str();
-    app.add_flag("--plots-in-terminal", plot_options.in_terminal,
-                 "Draw the figures as coloured text on stdout instead of PNG files");
-    app.footer(fmt::format("Exit status: 0 when every number matches {}, 1 when one differs,\n"
-                           "2 for a bad command line.", info.reference));
-    if (options) options(app);
-    if (const auto stop = parse(app, argc, argv)) return *stop;
-    plot_options.enabled = !no_plots;
-
+    PlotOptions plot_options;
+    if (const auto stop = parse_command_line(argc, argv, info, options, plot_options)) return *stop;
     Plotter plots(plot_options, std::cout, std::cerr);
     ArticleChecks checks(info.reference);
     Chapter chapter{std::cout, checks, plots, std::cerr};

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -21,16 +22,28 @@ std::string rjust(const std::string& text, std::size_t width) {
   return std::string(width > code_points ? width - code_points : 0, ' ') + text;
 }
 
-// The code point that starts at text[i] and how many bytes it takes (UTF-8; a stray byte counts
-// as one code point of its own value, which is never whitespace above 0x7F).
+// The code point that starts at text[i] and how many bytes it takes, in UTF-8. A byte that does
+// not start a well-formed sequence (a stray continuation byte, a sequence cut short or broken by
+// an ASCII byte, an overlong form, a surrogate) counts as one code point of its own, U+FFFD,
+// which is not whitespace. Python would refuse to decode such text; here it stays in its word,
+// and never hides the byte after it: "\xC2\n" is a stray byte and a newline, not one letter.
 std::pair<char32_t, std::size_t> code_point_at(const std::string& text, std::size_t i) {
+  constexpr std::pair<char32_t, std::size_t> kStray{0xFFFD, 1};
+  constexpr std::array<char32_t, 5> kSmallest{0, 0, 0x80, 0x800, 0x10000};  // by length
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char lead = byte(i);
-  const std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3
-                             : (lead >> 3) == 0x1E ? 4 : 1;
-  if (length == 1 || i + length > text.size()) return {lead, 1};
+  if (lead < 0x80) return {lead, 1};
+  const std::size_t length = (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3
+                             : (lead >> 3) == 0x1E ? 4 : 0;
+  if (length == 0 || i + length > text.size()) return kStray;
   char32_t value = lead & (0x7F >> length);
-  for (std::size_t k = 1; k < length; ++k) value = (value << 6) | (byte(i + k) & 0x3F);
+  for (std::size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return kStray;
+    value = (value << 6) | (byte(i + k) & 0x3F);
+  }
+  if (value < kSmallest[length] || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) {
+    return kStray;
+  }
   return {value, length};
 }
 

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 namespace CLI {
@@ -46,6 +47,20 @@ struct Chapter {
 using ChapterOptions = std::function<void(CLI::App&)>;
 /// \brief A chapter's body: computes, prints, checks and plots.
 using Story = std::function<void(Chapter&)>;
+
+/// \brief The first half of run_chapter(): the shared options and the chapter's own, parsed.
+///
+/// `--help` prints the usage on stdout; a bad command line (an unknown flag, a missing value, a
+/// value the chapter's own checks refuse) prints the error and the usage on stderr. No command
+/// line makes it throw: the fuzz harness tests/fuzz/chapter_command_lines.cpp feeds every
+/// chapter's options arbitrary ones.
+/// \param argc,argv the command line. \param info name and summary for `--help`.
+/// \param options adds the chapter's own options (may be empty).
+/// \param[out] plots where and how the figures are drawn, as the command line says.
+/// \return the exit code when the program stops here (0 after `--help`, 2 after a bad command
+///         line), or no value when the story is to be told.
+std::optional<int> parse_command_line(int argc, const char* const* argv, const ChapterInfo& info,
+                                      const ChapterOptions& options, PlotOptions& plots);
 
 /// \brief Runs one chapter: parses the command line, tells the story, reports the checks.
 ///
