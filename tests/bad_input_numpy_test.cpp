@@ -4,6 +4,8 @@
 #include <attn/numpy_print.hpp>
 #include <attn/numpy_random.hpp>
 
+#include "bad_input.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,23 +15,9 @@
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Success when `f` throws an `E` whose message contains `text`.
-template <class E, class F>
-testing::AssertionResult ThrowsNaming(F&& f, const std::string& text) {
-  try {
-    f();
-  } catch (const E& e) {
-    if (std::string(e.what()).find(text) != std::string::npos) return testing::AssertionSuccess();
-    return testing::AssertionFailure() << "the message \"" << e.what() << "\" does not name \""
-                                       << text << "\"";
-  } catch (const std::exception& e) {
-    return testing::AssertionFailure() << "another exception was thrown: " << e.what();
-  }
-  return testing::AssertionFailure() << "nothing was thrown";
-}
+using attn_bad_input::kInf;
+using attn_bad_input::kNaN;
+using attn_bad_input::ThrowsNaming;
 
 TEST(BadInput, NumpyRoundKeepsNaNAndInfinities) {
   EXPECT_TRUE(std::isnan(attn::numpy::round(kNaN, 2)));
