@@ -57,22 +57,10 @@ double total(const double* x, arma::uword count) {
   return std::accumulate(lane, lane + kLanes, 0.0);
 }
 
-// One online-softmax step for one query and one block of its scores `s`:
-// m ← max(m, max_j s_j), s_j ← e^{s_j − m}, ℓ ← e^{m_old − m} ℓ + Σ_j s_j. Returns e^{m_old − m},
-// the factor that rescales what was accumulated against the old maximum.
-//! [online-update]
-double online_update(double* s, arma::uword count, double& m, double& l) {
-  const double m_new = std::max(m, largest(s, count));
-  exp_shifted(s, count, m_new);
-  const double alpha = std::exp(m - m_new);  // 0 on the first block, where m = −∞
-  l = alpha * l + total(s, count);
-  m = m_new;
-  return alpha;
-}
-//! [online-update]
-
 }  // namespace
 
+// exp_shifted is defined before online_update calls it: clang 19 refuses to make a function
+// multiversioned (target_clones) after its first use.
 //! [exp]
 // Compiled twice, for AVX-512 and for any x86-64; the loader picks the copy the CPU can run.
 __attribute__((target_clones("arch=x86-64-v4", "default")))
@@ -111,6 +99,24 @@ void exp_shifted(double* x, arma::uword count, double shift) {
   }
 }
 //! [exp]
+
+namespace {
+
+// One online-softmax step for one query and one block of its scores `s`:
+// m ← max(m, max_j s_j), s_j ← e^{s_j − m}, ℓ ← e^{m_old − m} ℓ + Σ_j s_j. Returns e^{m_old − m},
+// the factor that rescales what was accumulated against the old maximum.
+//! [online-update]
+double online_update(double* s, arma::uword count, double& m, double& l) {
+  const double m_new = std::max(m, largest(s, count));
+  exp_shifted(s, count, m_new);
+  const double alpha = std::exp(m - m_new);  // 0 on the first block, where m = −∞
+  l = alpha * l + total(s, count);
+  m = m_new;
+  return alpha;
+}
+//! [online-update]
+
+}  // namespace
 
 StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                                        double scale, const StreamingMask& mask,
