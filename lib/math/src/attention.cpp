@@ -16,8 +16,7 @@ arma::mat attention_scores(const arma::mat& Q, const arma::mat& K, double scale)
     require_finite(name, *m);
   }
   require_same_cols("scores = Q K^T", "Q", Q, "K", K);
-  if (!std::isfinite(scale))
-    throw InputError(fmt::format("attention scores: the scale {} is not finite", scale));
+  require_finite("attention scores: the scale", scale);
   arma::mat S = scale * Q * K.t();  // (n × d_k)(d_k × m) -> (n × m)
   require_finite("scores S = c Q K^T", S);  // finite inputs can still overflow
   return S;

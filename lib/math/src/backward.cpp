@@ -2,10 +2,6 @@
 
 #include "attn/validate.hpp"
 
-#include <fmt/format.h>
-
-#include <cmath>
-
 namespace attn {
 
 //! [softmax-jacobian]
@@ -36,8 +32,7 @@ AttentionGradients weights_backward(const arma::mat& Q, const arma::mat& K,
   require_same_cols("weights backward", "Q", Q, "K", K);
   require_finite("Q", Q);
   require_finite("K", K);
-  if (!std::isfinite(scale))
-    throw InputError(fmt::format("weights backward: the scale {} is not finite", scale));
+  require_finite("weights backward: the scale", scale);
   const arma::mat dS = softmax_rows_backward(weights, dWeights);  // (n × m)
   AttentionGradients g;
   g.dQ = scale * dS * K;      // (n × d_k)

@@ -131,8 +131,7 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
   require_same_rows("output = W V", "K", K, "V", V);
   if (blocks.queries == 0 || blocks.keys == 0)
     throw InputError("streaming_attention: blocks must hold at least one query and one key");
-  if (!std::isfinite(scale))
-    throw InputError(fmt::format("streaming_attention: the scale {} is not finite", scale));
+  require_finite("streaming_attention: the scale", scale);
 
   //! [streaming]
   // A block of rows of a column-major matrix is itself a matrix whose columns lie `n_rows`
@@ -273,8 +272,7 @@ arma::rowvec KVCache::attend(const arma::rowvec& q, double scale) const {
   if (q.n_elem != K_.n_cols)
     throw ShapeError(fmt::format("a query of {} against keys of width {}", q.n_elem, K_.n_cols));
   require_finite("the query", q);
-  if (!std::isfinite(scale))
-    throw InputError(fmt::format("KVCache::attend: the scale {} is not finite", scale));
+  require_finite("KVCache::attend: the scale", scale);
   const arma::rowvec s = scale * (q * K_.rows(0, size_ - 1).t());  // (1 × t): O(t·d)
   require_finite("the scores c q K^T", s);  // finite inputs can still overflow
   const arma::rowvec e = arma::exp(s - s.max());

@@ -20,6 +20,11 @@ void require_finite(std::string_view what, const arma::mat& m) {
                                      what, m(r, c), r, c));
 }
 
+void require_finite(std::string_view what, double value) {
+  if (!std::isfinite(value))
+    throw InputError(fmt::format("{} is {}; it must be a finite number", what, value));
+}
+
 namespace {
 [[noreturn]] void shape_mismatch(std::string_view op, std::string_view a_name, const arma::mat& a,
                                  std::string_view b_name, const arma::mat& b,

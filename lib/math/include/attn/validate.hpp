@@ -40,6 +40,11 @@ void require_nonempty(std::string_view what, const arma::mat& m);
 /// \param m the operand.
 void require_finite(std::string_view what, const arma::mat& m);
 
+/// \brief Throws InputError if \p value is a NaN or an infinity.
+/// \param what the number's name, used in the message (for example `"attend: the scale"`).
+/// \param value the number.
+void require_finite(std::string_view what, double value);
+
 /// \brief Throws ShapeError unless `a.n_cols == b.n_rows`, so that the product `a b` exists.
 /// \param op the operation, for the message (for example `"Q = X W_Q"`).
 /// \param a_name name of the left operand. \param a left operand.
