@@ -71,7 +71,7 @@ function(add_chapter folder)
   _attn_chapter_test(${label}.golden ${exe} ${label} GOLDEN ${golden} EXIT 0 CLEAN_STDERR ON)
   if(C_QUICK_ARGS)
     _attn_chapter_test(${label}.no_gnuplot ${exe} ${label} ARGS ${C_QUICK_ARGS} EXIT 0
-      NO_GNUPLOT ON STDOUT "[0-9]+ of [0-9]+ checks match" STDERR "plots skipped: gnuplot is not on the PATH")
+      NO_GNUPLOT ON STDOUT "[0-9]+ of [0-9]+ checks pass" STDERR "plots skipped: gnuplot is not on the PATH")
     string(REPLACE ";" "|" quick "${C_QUICK_ARGS}")
     set_property(GLOBAL APPEND PROPERTY ATTN_QUICK_ARGS "-DQUICK_ARGS_${exe}=${quick}")
   else()

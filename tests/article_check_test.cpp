@@ -26,7 +26,7 @@ TEST(ArticleChecks, ANumberMatchesWhenItRoundsToThePrintedDigits) {
   EXPECT_TRUE(checks.all_passed());
   const Report r = report_of(checks);
   EXPECT_EQ(r.code, 0);
-  EXPECT_NE(r.out.find("2 of 2 checks match"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 of 2 checks pass"), std::string::npos) << r.out;
   EXPECT_EQ(r.err, "");
 }
 
@@ -105,7 +105,7 @@ TEST(ArticleChecks, ABlockIsCheckedLineByLineAndNothingMayFollow) {
   attn::ArticleChecks same, changed, longer;
   same.block("printed", "a\nb\n", "a\nb\n");
   EXPECT_EQ(report_of(same).code, 0);
-  EXPECT_NE(report_of(same).out.find("3 of 3 checks match"), std::string::npos);
+  EXPECT_NE(report_of(same).out.find("3 of 3 checks pass"), std::string::npos);
   changed.block("printed", "a\nb\n", "a\nc\n");
   const Report r = report_of(changed);
   EXPECT_EQ(r.code, 1);
@@ -127,10 +127,23 @@ TEST(ArticleChecks, NameTheReferenceTheyCompareAgainst) {
   const Report r = report_of(checks);
   EXPECT_NE(r.out.find("checks against numpy\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("numpy 0.8415, ours"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("1 of 2 checks match numpy\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 of 2 checks pass (all against numpy)\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.err, "MISMATCH: PE[2, 1]: numpy has -0.4161, we have -0.4100000 (1 check(s) failed)\n");
   const Report article = report_of(attn::ArticleChecks{});
   EXPECT_NE(article.out.find("none: the article printed no numbers"), std::string::npos) << article.out;
+}
+
+TEST(ArticleChecks, TheVerdictTellsFiguresFromClaims) {
+  attn::ArticleChecks mixed("numpy");
+  mixed.number("PE[1, 2]", 0.8415, 4, 0.84147098);
+  mixed.claim("rows sum to 1", true);
+  mixed.claim("the grid is symmetric", false);
+  EXPECT_NE(report_of(mixed).out.find("2 of 3 checks pass (1 against numpy, 2 claims)\n"),
+            std::string::npos) << report_of(mixed).out;
+  attn::ArticleChecks claims_only("PyTorch");
+  claims_only.claim("every weight above the diagonal is 0", true);
+  EXPECT_NE(report_of(claims_only).out.find("1 of 1 checks pass (all claims)\n"), std::string::npos)
+      << report_of(claims_only).out;
 }
 
 }  // namespace

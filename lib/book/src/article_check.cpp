@@ -106,9 +106,19 @@ int ArticleChecks::report(std::ostream& out, std::ostream& err) const {
   const auto failed = std::count_if(checks_.begin(), checks_.end(),
                                     [](const Check& c) { return !c.passed; });
   if (numeric_checks_ > 0)
-    fmt::print(out, "  largest |ours - {}| over {} numbers: {:.4f}\n", label_, numeric_checks_,
-               largest_difference_);
-  fmt::print(out, "{} of {} checks match {}\n", checks_.size() - failed, checks_.size(), reference_);
+    fmt::print(out, "  largest |ours - {}| over {} number{}: {:.4f}\n", label_, numeric_checks_,
+               numeric_checks_ == 1 ? "" : "s", largest_difference_);
+  // The verdict says how many checks hold a figure of the reference and how many are claims,
+  // which the program states and checks on its own.
+  const auto claims = std::count_if(checks_.begin(), checks_.end(),
+                                    [](const Check& c) { return c.article.empty(); });
+  const auto figures = static_cast<std::ptrdiff_t>(checks_.size()) - claims;
+  const std::string kinds =
+      claims == 0 ? fmt::format("all against {}", reference_)
+      : figures == 0
+          ? fmt::format("all claims")
+          : fmt::format("{} against {}, {} claim{}", figures, reference_, claims, claims == 1 ? "" : "s");
+  fmt::print(out, "{} of {} checks pass ({})\n", checks_.size() - failed, checks_.size(), kinds);
   if (failed == 0) return 0;
   const Check& first = *std::find_if(checks_.begin(), checks_.end(),
                                      [](const Check& c) { return !c.passed; });

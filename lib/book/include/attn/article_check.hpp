@@ -65,6 +65,9 @@ class ArticleChecks {
 
   /// \brief Prints every check as `OK` / `NOT OK`, the largest numeric difference and the
   ///        verdict to \p out; names the first failure on \p err.
+  ///
+  /// The verdict counts the checks that pass and says how many compare with a figure of the
+  /// reference and how many are claims: "16 of 16 checks pass (9 against numpy, 7 claims)".
   /// \param out where the report goes (a chapter's stdout). \param err where failures go.
   /// \return 0 when every check passed, 1 otherwise: the chapter's exit code.
   int report(std::ostream& out, std::ostream& err) const;
