@@ -75,8 +75,9 @@ TEST(MaskedSoftmax, AQueryThatMaySeeNothingIsNamed) {
     attn::masked_softmax_rows(arma::mat(3, 3, arma::fill::zeros), attn::Mask::from_allowed(allowed));
     FAIL() << "a fully masked row was accepted";
   } catch (const attn::InputError& e) {
-    EXPECT_STREQ(e.what(), "query row 1 may attend to no key: every key is masked (PyTorch "
-                           "returns a row of NaN here)");
+    EXPECT_STREQ(e.what(), "query row 1 may attend to no key: every key is masked, so its "
+                           "softmax is 0/0 (PyTorch gives NaN or 0 here, by function and "
+                           "version)");
   }
   EXPECT_THROW(attn::masked_softmax_rows(arma::mat(3, 4, arma::fill::zeros), attn::Mask::causal(3)),
                attn::ShapeError);

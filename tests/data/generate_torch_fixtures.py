@@ -9,6 +9,9 @@
   13): is_causal, a boolean mask (True means "may attend") and an additive float mask.
 - tests/golden/ch08_masks_and_heads.torch_masks.txt: the lines of chapter 08's table of mask
   conventions, made from the masks given to torch, whose meaning torch's weights confirm.
+- tests/data/torch_fully_masked.txt: what each PyTorch function returns for a query that may
+  attend to no key, one line per function and mode, for every torch version that has run this
+  script (chapter 08's page shows the table). Each version checks and writes its own lines only.
 
 Run with Debian's python3-torch:
 
@@ -33,6 +36,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 MHA = HERE / "torch_multihead.txt"
 SDPA = HERE / "torch_sdpa.txt"
 TABLE = HERE.parent / "golden" / "ch08_masks_and_heads.torch_masks.txt"
+FULLY_MASKED = HERE / "torch_fully_masked.txt"
 N, D, H = 5, 6, 3  # tokens, d_model, heads (d_k = 2)
 
 torch.set_default_dtype(torch.float64)
@@ -160,6 +164,54 @@ def mask_table():
             f"  nn.MultiheadAttention attn_mask, bool    True = may NOT      {rows(mha_mask)}"]
 
 
+def describe(row):
+    """A row of outputs or weights in one word: all NaN, all 0, or finite."""
+    if torch.isnan(row).all():
+        return "NaN"
+    if (row == 0).all():
+        return "0"
+    return "finite" if torch.isfinite(row).all() else "mixed"
+
+
+def fully_masked_lines():
+    """What torch returns for query row 1 of 3 when the mask lets it attend to no key, function
+    by function: self-attention on 3 tokens of width 4 from numpy's default_rng(23), float64."""
+    rng = np.random.default_rng(23)
+    x = torch.from_numpy(rng.normal(size=(1, 3, 4)))
+    allowed = torch.tensor([[1, 0, 0], [0, 0, 0], [1, 1, 1]], dtype=torch.bool)  # row 1: nothing
+    version = "torch " + torch.__version__.split("+")[0]
+    lines = []
+    if hasattr(F, "scaled_dot_product_attention"):
+        for kind, mask in [("bool mask", allowed),
+                           ("float mask of -inf", torch.zeros(3, 3).masked_fill(~allowed, float("-inf")))]:
+            out = F.scaled_dot_product_attention(x, x, x, attn_mask=mask)
+            lines.append(f"{version:<15} F.scaled_dot_product_attention, {kind:<27} output {describe(out[0, 1])}")
+    else:
+        lines.append(f"{version:<15} F.scaled_dot_product_attention: not in this version")
+    mha = torch.nn.MultiheadAttention(4, 2, batch_first=True)
+    for need_weights in (True, False):
+        for mode in ("train", "eval"):
+            getattr(mha, mode)()
+            with torch.no_grad():
+                out, w = mha(x, x, x, attn_mask=~allowed, need_weights=need_weights)
+            what = f"need_weights={need_weights}, {mode}() mode"
+            weights = f", weights {describe(w[0, 1])}" if need_weights else ""
+            lines.append(f"{version:<15} nn.MultiheadAttention, {what:<36} output {describe(out[0, 1])}{weights}")
+    return version, lines
+
+
+def check_or_write_version_lines(path, version, lines):
+    """check_or_write for a file whose lines each torch version makes its own: this version's
+    lines are compared (and, with --write, replaced); the other versions' are kept as they are."""
+    header = ("# What PyTorch returns for a query that may attend to no key (row 1 of a 3 x 3 mask that\n"
+              "# allows it nothing), float64, one line per function and mode; each torch version that ran\n"
+              "# tests/data/generate_torch_fixtures.py wrote its own lines\n")
+    old = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    others = [l for l in old if l and not l.startswith("#") and not l.startswith(version + " ")]
+    text = header + "\n".join(sorted(others + lines, key=lambda l: l.split()[1].split("."))) + "\n"
+    return check_or_write(path, text, version)
+
+
 def check_or_write_blocks(path, blocks, title):
     """check_or_write for numbers: equal within 1e-13, since torch versions differ in the last
     bits; --write replaces only a file that differs by more."""
@@ -182,6 +234,7 @@ def main():
     table = ("# lines ch08_masks_and_heads must print, made from the masks torch was given, by "
              "tests/data/generate_torch_fixtures.py\n" + "\n".join(mask_table()) + "\n")
     ok = check_or_write(TABLE, table, "torch") and ok
+    ok = check_or_write_version_lines(FULLY_MASKED, *fully_masked_lines()) and ok
     if hasattr(F, "scaled_dot_product_attention"):
         ok = check_or_write_blocks(SDPA, sdpa(), "F.scaled_dot_product_attention in float64") and ok
     else:

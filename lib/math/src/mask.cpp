@@ -85,8 +85,9 @@ arma::mat masked_softmax_rows(const arma::mat& scores, const Mask& mask) {
   for (arma::uword i = 0; i < scores.n_rows; ++i) {
     const arma::uvec keys = arma::find(mask.allowed().row(i));
     if (keys.is_empty())
-      throw InputError(fmt::format("query row {} may attend to no key: every key is masked "
-                                   "(PyTorch returns a row of NaN here)", i));
+      throw InputError(fmt::format("query row {} may attend to no key: every key is masked, so "
+                                   "its softmax is 0/0 (PyTorch gives NaN or 0 here, by function "
+                                   "and version)", i));
     const arma::rowvec row = scores.row(i);
     const arma::rowvec kept = row.cols(keys);
     const arma::rowvec e = arma::exp(kept - kept.max());  // blocked entries stay exactly 0

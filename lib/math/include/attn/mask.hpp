@@ -91,7 +91,9 @@ class Mask {
 /// \throws ShapeError naming both shapes if they differ.
 /// \throws InputError if \p scores is empty or holds a NaN or an infinity (a blocked score
 ///         too: the mask, not the score, says what is left out), or if a query may attend to
-///         no key at all (its row is named; PyTorch would return a row of NaN there).
+///         no key at all (its row is named). Such a row's softmax is 0/0; PyTorch answers it
+///         with NaN or with 0 depending on the function and the version
+///         (tests/data/torch_fully_masked.txt).
 arma::mat masked_softmax_rows(const arma::mat& scores, const Mask& mask);
 
 }  // namespace attn
