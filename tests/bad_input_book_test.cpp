@@ -156,8 +156,11 @@ TEST(BadInput, FiguresAreDrawnFromFiniteNumbersOnly) {
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { plots.heatmap(h); }, "panel 0 is empty"));
   const attn::LinePlot lines{"g", "", "x", "y", arma::rowvec{1.0, kInf}, {}};
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { plots.lines(lines); }, "figure g: x"));
-  const attn::BarChart bars{"b", "", {"a", "b"}, {{"before", arma::rowvec{0.1, kNaN}, "red"}}, "w"};
+  const attn::BarChart bars{"b", "", {"a", "b"}, {{"before", arma::rowvec{0.1, kInf}, "red"}}, "w"};
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { plots.bars(bars); }, "series before"));
+  // A NaN is a bar that does not apply: documented, and not an error.
+  const attn::BarChart gap{"b", "", {"a", "b"}, {{"before", arma::rowvec{0.1, kNaN}, "red"}}, "w"};
+  EXPECT_NO_THROW(plots.bars(gap));
   const attn::VectorPicture arrows{"v", "", {{"q", arma::rowvec{-kInf, 1.0}, "red"}}};
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { plots.vectors(arrows); }, "arrow q"));
   // Documented results of the colour helpers.

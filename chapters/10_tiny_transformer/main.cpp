@@ -18,8 +18,8 @@ namespace {
 namespace ag = attn::agreement;
 
 //! [settings]
-// Every size and setting, fixed before the held-out set was looked at. Training always runs
-// exactly kTraining.steps steps (no early stopping), so the held-out set never steers it.
+// Every size and setting. Training always runs exactly kTraining.steps steps (no early
+// stopping), so the held-out loss never decides when it ends.
 const attn::TransformerConfig kModel{35 /*vocabulary*/, 16 /*d_model*/, 2 /*heads*/,
                                      1 /*block*/, 64 /*MLP width*/, 13 /*max_length*/, true};
 const ag::TrainingSettings kTraining{800 /*steps*/, 32 /*sentences a step*/, 1e-2 /*Adam's η*/,
@@ -45,14 +45,48 @@ void heads(attn::Chapter& ch, const attn::TransformerWeights& model, const std::
     for (const ag::HeadFocus& f : ag::head_focus(model, held, slot)) {
       fmt::print(ch.out, "  layer {} head {}  {:>6.3f}  {:>10.3f}  {:>8}  {:>6.3f}\n", f.layer, f.head,
                  f.subject, f.distractor, pronoun ? fmt::format("{:.3f}", f.verb) : "-", f.self);
+      // From before was/were the verb is still ahead, hidden by the causal mask: no bar (NaN).
+      const double verb = pronoun ? f.verb : arma::datum::nan;
       bars.push_back({fmt::format("head {}, from {}", f.head, pronoun ? "\"so\"" : "before was/were"),
-                      {f.subject, f.distractor, f.verb, f.self},
+                      {f.subject, f.distractor, verb, f.self},
                       std::array{"#d95f02", "#fdae6b", "#1b9e77", "#a6dba0"}[2 * pronoun + f.head % 2]});
     }
   }
   ch.plots.bars({"10-04-head-focus", "Mean attention weight from the two agreement slots",
                  {"subject N1", "distractor N2", "was/were", "itself"}, bars, "mean weight"});
   ch.plots.heatmaps(ag::attention_figure("10-03-heads", model, held.front()));
+}
+
+// In this language the subject is always word 1, so the training data cannot tell "the first
+// noun" from "whatever stands at position 1". The probe: every held-out sentence with one more
+// "the" in front, which moves the subject to word 2, cut after it/they (a 13-word sentence
+// would otherwise grow past the model's 13 positions).
+std::vector<ag::Sentence> with_one_more_the(const std::vector<ag::Sentence>& sentences) {
+  const arma::uvec the = {ag::word_id("the")};
+  std::vector<ag::Sentence> shifted;
+  for (const ag::Sentence& s : sentences) {
+    ag::Sentence moved = s;
+    moved.tokens = arma::join_cols(the, s.tokens.head(s.pronoun_slot + 2));
+    moved.subject += 1;
+    moved.distractor += 1;
+    moved.verb_slot += 1;
+    moved.pronoun_slot += 1;
+    shifted.push_back(moved);
+  }
+  return shifted;
+}
+
+void position_probe(attn::Chapter& ch, const attn::TransformerWeights& model,
+                    const std::vector<ag::Sentence>& held) {
+  const std::vector<ag::Sentence> shifted = with_one_more_the(held);
+  const ag::Accuracy accuracy = ag::evaluate(model, shifted).accuracy;
+  const auto before_was = [](const ag::Sentence& s) { return s.verb_slot; };
+  const ag::HeadFocus head1 = ag::head_focus(model, shifted, before_was).at(1);
+  fmt::print(ch.out, "\nThe subject is always word 1. With one more \"the\" in front, the subject is word 2:\n"
+             "  e.g. {} ...\n  agreement accuracy {:.3f} ({:.3f} where the nouns disagree); head 1, from "
+             "the word\n  before was/were, puts {:.3f} on the subject and {:.3f} on the distractor\n",
+             ag::text(shifted.front().tokens.head(shifted.front().verb_slot + 1)), accuracy.all,
+             accuracy.disagreeing, head1.subject, head1.distractor);
 }
 
 void continuations(attn::Chapter& ch, const attn::TransformerWeights& model,
@@ -65,9 +99,17 @@ void continuations(attn::Chapter& ch, const attn::TransformerWeights& model,
     all_agree &= ag::agrees(text, held[k].subject_plural);
   }
   ch.checks.claim("every continuation's was/were and it/they agree with its subject", all_agree);
-  if (!prompt.empty())
-    fmt::print(ch.out, "\nYour prompt: {} | ...\ncontinued:   {}\n", prompt,
-               ag::text(attn::greedy_continue(model, ag::parse(prompt), 0)));
+  if (prompt.empty()) return;
+  const arma::uvec words = ag::parse(prompt), text = attn::greedy_continue(model, words, 0);
+  fmt::print(ch.out, "\nYour prompt: {} | ...\ncontinued:   {}\n", prompt, ag::text(text));
+  const arma::uword context_length = model.config.max_length;  // the positions it has
+  const bool finished = text(text.n_elem - 1) == ag::word_id(".");
+  if (words.n_elem >= context_length)
+    fmt::print(ch.out, "(nothing added: the model has {} positions, its context length, and your "
+               "prompt\n already fills them with {} words)\n", context_length, words.n_elem);
+  else if (!finished)
+    fmt::print(ch.out, "(stopped after {} words, before a \".\": the model has {} positions, its "
+               "context length,\n and cannot read a longer text)\n", text.n_elem, context_length);
 }
 
 void comparison(attn::Chapter& ch, const std::vector<ag::Sentence>& train,
@@ -142,8 +184,9 @@ int main(int argc, char** argv) {
                     t.curves.steps, {{"every slot", t.curves.accuracy, "#1b9e77"},
                                      {"nouns that disagree", t.curves.disagreeing, "#7570b3"},
                                      {"bigram model", arma::rowvec(t.curves.steps.n_elem).fill(bigram.all), "#d95f02", true}},
-                    false, false, "bottom right"});
+                    false, false, "center right"});
     heads(ch, t.model, held);
+    position_probe(ch, t.model, held);
     continuations(ch, t.model, held, prompt);
     if (!quick) comparison(ch, train, held, t.after);
   });

@@ -178,7 +178,7 @@ HeatmapRow attention_figure(const std::string& name, const TransformerWeights& m
   const std::vector<arma::mat> grids = attention_grids(model, sentence);
   for (std::size_t k = 0; k < grids.size(); ++k)
     row.panels.push_back({"", fmt::format("layer {}, head {}", k / model.config.heads, k % model.config.heads),
-                          inputs, inputs, grids[k], ColourScale::weights, 1, false});
+                          inputs, inputs, grids[k], ColourScale::weights, 2, true});
   return row;
 }
 

@@ -325,7 +325,11 @@ void Plotter::heatmaps(const HeatmapRow& row) {
 void Plotter::bars(const BarChart& b) {
   for (const Series& series : b.series) {
     require_labels(b.name + " (" + series.label + ")", b.labels.size(), series.y.n_elem);
-    require_plottable(b.name, "series " + series.label, series.y);
+    // A NaN marks a bar that does not apply and is left out; an infinity is an error.
+    const arma::uvec infinite = arma::find(arma::abs(series.y) == arma::datum::inf);
+    if (!infinite.is_empty())
+      throw InputError(fmt::format("figure {}: series {} holds an infinity at index {}", b.name,
+                                   series.label, infinite(0)));
   }
   if (!active_) return;
   const double groups = static_cast<double>(b.labels.size());
@@ -334,12 +338,13 @@ void Plotter::bars(const BarChart& b) {
     std::vector<std::string> blocks;
     for (std::size_t k = 0; k < b.series.size(); ++k) {
       std::vector<std::pair<arma::uword, double>> rows;
-      for (arma::uword i = 0; i < b.series[k].y.n_elem; ++i) rows.emplace_back(i, b.series[k].y(i));
+      for (arma::uword i = 0; i < b.series[k].y.n_elem; ++i)
+        if (!std::isnan(b.series[k].y(i))) rows.emplace_back(i, b.series[k].y(i));
       blocks.push_back(datablock(gp, fmt::format("series{}", k + 1), rows));
     }
     gp << "set ylabel " << quoted(b.value_label) << "\n"
        << "set xtics " << tics(b.labels) << "\nset tics scale 0\n"
-       << (b.series.size() > 1 ? "set key top right box opaque\n" : "unset key\n")
+       << (b.series.size() > 1 ? "set key below box\n" : "unset key\n")
        << fmt::format("set xrange [-0.6:{}]\nset boxwidth {}\n", groups - 0.4, width)
        << (b.unit_range ? "set yrange [0:1]\n" : "set offsets 0, 0, graph 0.1, 0\n")
        << "set style fill solid 0.85 border -1\nset grid ytics\nplot ";
@@ -347,8 +352,8 @@ void Plotter::bars(const BarChart& b) {
       const double shift = -0.4 + width * (static_cast<double>(k) + 0.5);  // centre of bar k
       gp << (k ? ", " : "")
          << fmt::format("{0} using ($1 + {1}):2 with boxes lc rgb {2} title {3}, "
-                        "{0} using ($1 + {1}):2:(sprintf('%.2f', $2)) with labels offset 0,0.8 "
-                        "notitle",
+                        "{0} using ($1 + {1}):2:(sprintf('%.2f', $2)) with labels rotate by 90 "
+                        "left offset 0,0.4 notitle",
                         blocks[k], shift, quoted(b.series[k].colour), quoted(b.series[k].label));
     }
     gp << "\n";

@@ -10,7 +10,8 @@
 /// "was" and "it" go with a singular N1, "were" and "they" with a plural one, whatever N2 is;
 /// VERB is fixed by ADJ (thirsty → drank, hungry → ate, tired → slept, happy → sang). The
 /// word before "was/were" is N2, V or an adverb, and the word before "it/they" is always "so",
-/// so a model that looks only at the previous word cannot know either form: it has to find N1.
+/// so a model that looks only at the previous word cannot know either form. For "was/were" it
+/// has to find N1; for "it/they", N1 or the "was/were" before it will do.
 #pragma once
 
 #include <armadillo>
@@ -67,7 +68,7 @@ std::vector<Sentence> generate(std::uint64_t seed, std::size_t count);
 /// \brief The lowest next-word loss any model can reach on \p sentences: that of the grammar
 ///        itself. Every sentence is one of \f$12 \cdot 12 \cdot 2 \cdot 4 \cdot 4 \cdot 4\f$
 ///        equally likely choices (N1, N2, which clause, V, adverb or none, ADJ), so the loss is
-///        \f$\ln(73728)\f$ per sentence, spread over its predicted words.
+///        \f$\ln(18432)\f$ per sentence, spread over its predicted words.
 /// \param sentences a set. \return nats per predicted word; 0 for a set with no predicted
 ///        word (no sentence, or only one-word sentences).
 double loss_floor(const std::vector<Sentence>& sentences);

@@ -132,7 +132,9 @@ struct BarChart {
   std::string name;                     ///< file stem.
   std::string title;                    ///< shown above the bars.
   std::vector<std::string> labels;      ///< one label per group.
-  std::vector<Series> series;           ///< one bar per group each; `y` has one value per label.
+  /// One bar per group each; `y` has one value per label, NaN where a bar does not apply (no
+  /// bar is drawn there).
+  std::vector<Series> series;
   std::string value_label;              ///< y-axis label.
   bool unit_range = true;               ///< fix the y-axis to 0..1 (for weights).
 };
@@ -165,7 +167,8 @@ class Plotter {
   void heatmaps(const HeatmapRow& row);
   /// \brief Draws a bar chart. \param b the figure.
   /// \throws ShapeError if labels and values disagree.
-  /// \throws InputError if a series holds a NaN or an infinity (the series is named).
+  /// \throws InputError if a series holds an infinity (the series is named). A NaN is a bar
+  ///         that does not apply: nothing is drawn for it.
   void bars(const BarChart& b);
   /// \brief Draws curves against one x axis. \param p the figure.
   /// \throws ShapeError unless every series has one value per x.
