@@ -90,6 +90,16 @@ TEST(Rotary, WorkedExampleDependsOnTheOffsetAndItsSign) {
   for (const auto& [m, n] : {std::pair{5.0, 3.0}, {2.0, 0.0}, {10.0, 8.0}})
     EXPECT_NEAR(score(m, n), -6.781228824, 5e-10) << m << ", " << n;
   EXPECT_NEAR(score(3.0, 5.0), 5.948935151, 5e-10);
+  // The same four scores from numpy (tests/data/generate_position_fixtures.py), which is where
+  // chapter 07's check table says they come from.
+  const auto blocks = numpy_blocks();
+  const auto found = blocks.find("rope worked example (m, n) = (5, 3) (2, 0) (10, 8) (3, 5)");
+  ASSERT_NE(found, blocks.end()) << "tests/data/numpy_positions.txt has no worked RoPE example";
+  const arma::rowvec numpy = found->second;
+  const arma::rowvec ours = {score(5, 3), score(2, 0), score(10, 8), score(3, 5)};
+  EXPECT_LE(arma::abs(ours - numpy).max(), 1e-12) << "ours " << ours << "numpy " << numpy;
+  EXPECT_NEAR(numpy(0), -6.781228824, 5e-10);
+  EXPECT_NEAR(numpy(3), 5.948935151, 5e-10);
 }
 
 // Over random shapes: the halves layout is the interleaved one with its columns reordered, so

@@ -22,6 +22,8 @@ const std::string kNumpyTable = "[[ 0.      1.      0.      1.    ]\n"
                                 " [ 0.9093 -0.4161  0.02    0.9998]\n"
                                 " [ 0.1411 -0.99    0.03    0.9996]]";
 const double kPosition1Column2 = 0.8218561900175317;  // PE[1, 2] for d_model = 512
+// RoPE's worked example, q = (1, 2), k = (3, -1): numpy's scores, in the same fixture script
+// (tests/positions_test.cpp holds the library to them).
 const double kRopeSameOffset = -6.781228824;  // q·k, q at 5 and k at 3; at 2 and 0; at 10 and 8
 const double kRopeOtherWay = 5.948935151;     // q at 3, k at 5
 const double kOrderTolerance = 1e-15;         // largest |Z(PX) − P·Z(X)|

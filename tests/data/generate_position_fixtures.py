@@ -121,6 +121,12 @@ def values():
         lines += hex_block(f"positions {n} {d}", positions[None, :])
         lines += hex_block(f"rotary interleaved {n} {d}", rotary(X, positions))
         lines += hex_block(f"rotary halves {n} {d}", rotary(X, positions, "halves"))
+    # Chapter 07's worked RoPE example: q = (1, 2) at m and k = (3, -1) at n, d = 2, theta = 1.
+    q, k = np.array([[1.0, 2.0]]), np.array([[3.0, -1.0]])
+    offsets = [(5, 3), (2, 0), (10, 8), (3, 5)]
+    # Rounded to 12 decimals: numpy 1.24 and 2.2 differ in the sine's last bit.
+    scores = [round((rotary(q, [m]) @ rotary(k, [n]).T).item(), 12) for m, n in offsets]
+    lines += hex_block("rope worked example (m, n) = (5, 3) (2, 0) (10, 8) (3, 5)", [scores])
     return lines
 
 
