@@ -1,10 +1,15 @@
 #!/usr/bin/python3
-"""Writes numpy_print.txt, numpy_print_2d.txt and numpy_round.txt: what numpy prints for a
-set of 1-D and 2-D float arrays, and what np.round returns.
+"""Checks, or with --write writes, numpy_print.txt, numpy_print_2d.txt and numpy_round.txt:
+what numpy prints for a set of 1-D and 2-D float arrays, and what np.round returns.
 
-Run from anywhere with Debian's numpy:  /usr/bin/python3 tests/data/generate_print_fixtures.py
-The output is deterministic; running it again changes no byte. The C++ test
-numpy_print_test.cpp reads the file, so the tests never need Python.
+Run from anywhere with Debian's numpy (1.24.2):
+
+    /usr/bin/python3 tests/data/generate_print_fixtures.py          # verify
+    /usr/bin/python3 tests/data/generate_print_fixtures.py --write  # write after a change
+
+Without --write the script only checks, and exits 1 if a committed file differs from what
+numpy computes. The cases are fixed or drawn from seeded generators, so every run computes the
+same text. The C++ test numpy_print_test.cpp reads the files, so the tests never need Python.
 
 Format: one case per block, blocks separated by a blank line.
   in  <values as float.hex(), space separated>
@@ -20,9 +25,11 @@ one `in` line per row:
 numpy_round.txt has one line per case:  <decimals> <x as float.hex()> <np.round(x, decimals)>
 """
 import pathlib
+import sys
 
 import numpy as np
 
+from fixture_files import check_or_write
 from generate_position_fixtures import sinusoidal  # PE[p, 2i] = sin(p / 10000**(2i/d)), ...
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -107,12 +114,14 @@ def round_cases():
 def main():
     header = f"# str(np.array(values)) from numpy {np.__version__}; made by generate_print_fixtures.py\n"
     body = "\n\n".join(block(v) for v in cases())
-    (HERE / "numpy_print.txt").write_text(header + body + "\n")
+    ok = check_or_write(HERE / "numpy_print.txt", header + body + "\n", "numpy")
     header = f"# str(matrix) for 2-D arrays from numpy {np.__version__}; made by generate_print_fixtures.py\n"
     body = "\n\n".join(block_2d(name, m) for name, m in cases_2d())
-    (HERE / "numpy_print_2d.txt").write_text(header + body + "\n")
+    ok = check_or_write(HERE / "numpy_print_2d.txt", header + body + "\n", "numpy") and ok
     header = f"# decimals, x, np.round(x, decimals) from numpy {np.__version__}\n"
-    (HERE / "numpy_round.txt").write_text(header + "\n".join(round_cases()) + "\n")
+    ok = check_or_write(HERE / "numpy_round.txt", header + "\n".join(round_cases()) + "\n",
+                        "numpy") and ok
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":

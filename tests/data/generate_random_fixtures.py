@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""Write the reference fixtures for tests/numpy_random_test.cpp and chapter 04's expected output.
+"""Check, or with --write write, the reference fixtures for tests/numpy_random_test.cpp and
+chapter 04's expected output.
 
-Run from the repository root with Debian's numpy (1.24.2):
+Run from anywhere with Debian's numpy (1.24.2):
 
-    /usr/bin/python3 tests/data/generate_random_fixtures.py
+    /usr/bin/python3 tests/data/generate_random_fixtures.py          # verify
+    /usr/bin/python3 tests/data/generate_random_fixtures.py --write  # write after a change
+
+Without --write the script only checks, and exits 1 if a committed file differs from what
+numpy computes.
 
 Two kinds of files:
 - tests/data/numpy_random/: numpy's own stream (seed words, PCG64 state, raw outputs,
@@ -13,15 +18,19 @@ Two kinds of files:
 
 Every file is plain text: one `# comment` header line saying what produced it, then one value
 per line. 64/128-bit integers are written as fixed-width hex, doubles as float.hex() so the
-C++ side can read them back exactly with std::strtod. The output is deterministic: running the
-script again rewrites identical bytes.
+C++ side can read them back exactly with std::strtod. Every value comes from a fixed seed, so
+every run computes the same text.
 """
 
-import os
+import pathlib
+import sys
 
 import numpy as np
 
-OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "numpy_random")
+from fixture_files import check_or_write, writing
+
+HERE = pathlib.Path(__file__).resolve().parent
+OUT_DIR = HERE / "numpy_random"
 
 # 0 and 1 are the simplest seeds, 42 the usual one, 2**32 + 5 needs two 32-bit words and
 # 2**130 + 12345 needs five, which exercises the "words beyond the pool" mixing step.
@@ -37,12 +46,9 @@ NUMPY = f"numpy {np.__version__}"
 ORIGIN = f"{NUMPY} np.random.default_rng"
 
 
-def write_lines(path, header, values):
-    """Write `# header` and then one value per line with '\\n' endings."""
-    with open(path, "w", encoding="ascii", newline="\n") as out:
-        out.write(f"# {header}\n")
-        for value in values:
-            out.write(f"{value}\n")
+def lines_text(header, values):
+    """`# header`, then one value per line, each ending in '\\n'."""
+    return f"# {header}\n" + "".join(f"{value}\n" for value in values)
 
 
 def hex64(value):
@@ -65,56 +71,56 @@ def words_consumed_by_normals(seed, normal_count):
     return int(positions[0]), next_raw
 
 
-def write_seed_fixtures(seed):
-    seed_dir = os.path.join(OUT_DIR, f"seed_{seed}")
-    os.makedirs(seed_dir, exist_ok=True)
+def seed_fixtures(seed):
+    """{path: text} of the files in numpy_random/seed_<seed>/."""
+    seed_dir = OUT_DIR / f"seed_{seed}"
     where = f"{ORIGIN}({seed})"
+    files = {}
 
     words = np.random.SeedSequence(seed).generate_state(4, np.uint64)
-    write_lines(os.path.join(seed_dir, "seed_words.txt"),
-                f"SeedSequence({seed}).generate_state(4, np.uint64), {NUMPY}",
-                [hex64(w) for w in words])
+    files[seed_dir / "seed_words.txt"] = lines_text(
+        f"SeedSequence({seed}).generate_state(4, np.uint64), {NUMPY}", [hex64(w) for w in words])
 
     state = np.random.PCG64(seed).state["state"]
-    write_lines(os.path.join(seed_dir, "pcg64_state.txt"),
-                f"PCG64({seed}).state: line 1 state, line 2 inc; {NUMPY}",
-                [hex128(state["state"]), hex128(state["inc"])])
+    files[seed_dir / "pcg64_state.txt"] = lines_text(
+        f"PCG64({seed}).state: line 1 state, line 2 inc; {NUMPY}",
+        [hex128(state["state"]), hex128(state["inc"])])
 
     raw = np.random.default_rng(seed).bit_generator.random_raw(RAW_COUNT)
-    write_lines(os.path.join(seed_dir, "next64.txt"),
-                f"{where}.bit_generator.random_raw({RAW_COUNT})",
-                [hex64(v) for v in raw])
+    files[seed_dir / "next64.txt"] = lines_text(
+        f"{where}.bit_generator.random_raw({RAW_COUNT})", [hex64(v) for v in raw])
 
     uniforms = np.random.default_rng(seed).random(UNIFORM_COUNT)
-    write_lines(os.path.join(seed_dir, "uniform.txt"),
-                f"{where}.random({UNIFORM_COUNT}) as float.hex()",
-                [float(v).hex() for v in uniforms])
+    files[seed_dir / "uniform.txt"] = lines_text(
+        f"{where}.random({UNIFORM_COUNT}) as float.hex()", [float(v).hex() for v in uniforms])
 
     normals = np.random.default_rng(seed).standard_normal(NORMAL_COUNT)
-    write_lines(os.path.join(seed_dir, "normal.txt"),
-                f"{where}.standard_normal({NORMAL_COUNT}) as float.hex()",
-                [float(v).hex() for v in normals])
+    files[seed_dir / "normal.txt"] = lines_text(
+        f"{where}.standard_normal({NORMAL_COUNT}) as float.hex()",
+        [float(v).hex() for v in normals])
 
     consumed, next_raw = words_consumed_by_normals(seed, NORMAL_COUNT)
-    write_lines(os.path.join(seed_dir, "after_normals.txt"),
-                f"{where}: after standard_normal({NORMAL_COUNT}), line 1 = 64-bit outputs "
-                "consumed (decimal), line 2 = next random_raw() (hex)",
-                [consumed, hex64(next_raw)])
+    files[seed_dir / "after_normals.txt"] = lines_text(
+        f"{where}: after standard_normal({NORMAL_COUNT}), line 1 = 64-bit outputs "
+        "consumed (decimal), line 2 = next random_raw() (hex)",
+        [consumed, hex64(next_raw)])
+    return files
 
 
-def write_matrix_fixture():
+def matrix_fixture():
+    """{path: text} of numpy_random/normal_3x4_seed0.txt."""
     matrix = np.random.default_rng(0).normal(size=MATRIX_SHAPE)
     rows, cols = MATRIX_SHAPE
-    write_lines(os.path.join(OUT_DIR, "normal_3x4_seed0.txt"),
-                f"{ORIGIN}(0).normal(size=({rows}, {cols})) flattened in C order "
-                "(row by row) as float.hex()",
-                [float(v).hex() for v in matrix.ravel(order="C")])
+    return {OUT_DIR / "normal_3x4_seed0.txt": lines_text(
+        f"{ORIGIN}(0).normal(size=({rows}, {cols})) flattened in C order "
+        "(row by row) as float.hex()",
+        [float(v).hex() for v in matrix.ravel(order="C")])}
 
 
 # ---------------------------------------------------------------------------------------
 # Chapter 04: the article's experiment, rerun for other seeds and sentences.
 # ---------------------------------------------------------------------------------------
-GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden")
+GOLDEN_DIR = HERE.parent / "golden"
 
 # Article 004's printed output for seed 0 and "the cat drank the milk", quoted verbatim.
 ARTICLE_BLOCK = """X shape (5, 8) -> Z shape (5, 4)
@@ -163,29 +169,36 @@ def article_program_output(seed, sentence):
     return "\n".join(lines) + "\n"
 
 
-def write_chapter_04_goldens():
+def chapter_04_goldens():
+    """{path: text} of chapter 04's expected outputs and the list of its extra runs."""
     assert article_program_output(0, "the cat drank the milk") == ARTICLE_BLOCK, \
         "numpy no longer reproduces the article's block"
-    for suffix, seed, sentence in CHAPTER_04_RUNS:
-        path = os.path.join(GOLDEN_DIR, f"ch04_self_attention{suffix}.txt")
-        with open(path, "w", encoding="utf-8", newline="\n") as out:
-            out.write(article_program_output(seed, sentence))
+    files = {GOLDEN_DIR / f"ch04_self_attention{suffix}.txt": article_program_output(seed, sentence)
+             for suffix, seed, sentence in CHAPTER_04_RUNS}
     # The list of extra runs, read by chapters/CMakeLists.txt to add one ctest per run.
-    write_lines(os.path.join(GOLDEN_DIR, "ch04_self_attention.runs"),
-                "name|seed|sentence: ch04 runs whose golden file this script wrote",
-                [f"{suffix[1:]}|{seed}|{sentence}" for suffix, seed, sentence in CHAPTER_04_RUNS
-                 if suffix])
+    files[GOLDEN_DIR / "ch04_self_attention.runs"] = lines_text(
+        "name|seed|sentence: ch04 runs whose golden file this script wrote",
+        [f"{suffix[1:]}|{seed}|{sentence}" for suffix, seed, sentence in CHAPTER_04_RUNS
+         if suffix])
+    return files
 
 
 def main():
-    write_chapter_04_goldens()
-    os.makedirs(OUT_DIR, exist_ok=True)
-    write_lines(os.path.join(OUT_DIR, "seeds.txt"),
-                f"decimal seeds with a seed_<seed>/ folder, written with {NUMPY}",
-                SEEDS)
+    files = chapter_04_goldens()
+    files[OUT_DIR / "seeds.txt"] = lines_text(
+        f"decimal seeds with a seed_<seed>/ folder, written with {NUMPY}", SEEDS)
+    files.update(matrix_fixture())
     for seed in SEEDS:
-        write_seed_fixtures(seed)
-    write_matrix_fixture()
+        files.update(seed_fixtures(seed))
+    ok, folder = True, None
+    for path, text in files.items():
+        if path.parent != folder:  # every seed's folder holds files of the same names
+            folder = path.parent
+            print(f"{folder.relative_to(HERE.parent.parent)}/")
+            if writing():
+                folder.mkdir(parents=True, exist_ok=True)
+        ok = check_or_write(path, text, "numpy") and ok
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":
