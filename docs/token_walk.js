@@ -107,7 +107,7 @@
 
   function beside(w) {
     const row = (label, cells) => el("tr", {}, el("th", { scope: "row" }, label), cells);
-    return step("raw", "Beside Module 1.3: the same row without projections",
+    return step("raw", "Beside chapter 02: the same row without projections",
       el("p", {}, "In chapter 02, ", named("x", w.token),
          " was query, key and value itself. Every number changes; compare which keys win."),
       // One tbody for all rows: the theme makes each tbody its own box, which would part a

@@ -92,7 +92,7 @@ else()
   page_dom("#token=${TOKEN}" dom)
 endif()
 
-# The program's walk, step by step ("step 1" ... "step 4", then the row beside Module 1.3).
+# The program's walk, step by step ("step 1" ... "step 4", then the row beside chapter 02's).
 execute_process(COMMAND "${CHAPTER}" --token ${TOKEN} --no-plots
   OUTPUT_VARIABLE printed ERROR_VARIABLE err RESULT_VARIABLE code)
 if(NOT code EQUAL 0)
@@ -102,10 +102,10 @@ set(program_steps)
 foreach(step 1 2 3 4)
   math(EXPR next "${step} + 1")
   string(REGEX MATCH "\nstep ${step} [^\n]*\n([^\n]*\n)*" section "${printed}")
-  string(REGEX REPLACE "\n(step ${next} |beside Module).*" "\n" section "${section}")
+  string(REGEX REPLACE "\n(step ${next} |beside chapter 02).*" "\n" section "${section}")
   set(program_${step} "${section}")
 endforeach()
-string(REGEX MATCH "\nbeside Module 1[.]3[^\n]*\n([^\n]+\n)*" program_raw "${printed}")
+string(REGEX MATCH "\nbeside chapter 02[^\n]*\n([^\n]+\n)*" program_raw "${printed}")
 
 # The button pressed, and the static text hidden.
 string(REGEX MATCHALL "<button [^>]*aria-pressed=\"true\"[^>]*>" pressed "${dom}")
@@ -153,7 +153,7 @@ foreach(step 1 2 3 4 raw)
 endforeach()
 
 # The weights shown: Σ reads 1.00, and the six two-decimal weights add up to 1 within their
-# rounding (each is off by at most 0.005). They are the last row of the Module 1.3 table.
+# rounding (each is off by at most 0.005). They are the last row of chapter 02's table.
 if(NOT page_3 MATCHES "Σ weights = +1[.]00")
   message(FATAL_ERROR "#token=${TOKEN}: step 3 does not read \"Σ weights = 1.00\":\n${page_3}")
 endif()

@@ -57,7 +57,7 @@ TEST(WalkThrough, PutsModule13sRawRowBesideTheProjectedOne) {
   const arma::uword exp = attn::examples::token_index(n.t.tokens, "export");
   const std::string text = attn::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, exp);
   // Chapter 02's export row (tests/golden/ch02_nimbus_raw.txt) above this chapter's.
-  EXPECT_NE(text.find("beside Module 1.3 (chapter 02), where x(export) was query, key and value itself:\n"
+  EXPECT_NE(text.find("beside chapter 02's raw attention, where x(export) was query, key and value itself:\n"
                       "                 why     did      my  Nimbus  export    fail\n"
                       " raw score     -0.75   -1.25   -0.25    1.25    2.50    2.75\n"
                       "     score     -0.05   -0.14    0.00    0.14    0.31    0.36\n"

@@ -19,7 +19,7 @@
 namespace {
 
 //! [article-numbers]
-// What Module 2.1 prints for the token "export", quoted exactly.
+// What Module 2.1 shows for the token "export", its two-line score joined into one line.
 const std::string kModuleQuery = "Q(export) = [0.35, 0.22]";
 const std::string kModuleScore = "Q(export) · K(fail) / √2 = 0.36";
 const std::string kModuleSum = "Σ weights = 1.00";

@@ -112,8 +112,8 @@ std::string walk_text(const TokenWalk& w) {
                      w.keys[j].token));
   line(fmt::format("  = {}", w.output));
 
-  // Module 1.3 beside the projections: the rows of chapter 02's grids and of this chapter's.
-  line(fmt::format("beside Module 1.3 (chapter 02), where x({}) was query, key and value itself:", t));
+  // Chapter 02's raw attention beside the projections: the rows of its grids and of this chapter's.
+  line(fmt::format("beside chapter 02's raw attention, where x({}) was query, key and value itself:", t));
   std::vector<std::string> keys;
   std::vector<std::vector<std::string>> rows(4);
   for (const WalkKey& k : w.keys) {

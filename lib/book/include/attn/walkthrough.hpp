@@ -23,8 +23,8 @@ struct WalkKey {
   std::string weight;             ///< the softmax weight \f$w_j\f$, `"0.21"`.
   double weight_value = 0;        ///< \f$w_j\f$ unrounded, for a bar's length and colour.
   std::string value;              ///< \f$v_j\f$, `"[1.10, 0.75]"`.
-  std::string raw_score;          ///< Module 1.3's score \f$x_t \cdot x_j\f$, `"2.75"`.
-  std::string raw_weight;         ///< Module 1.3's weight, `"0.33"`.
+  std::string raw_score;          ///< chapter 02's raw score \f$x_t \cdot x_j\f$, `"2.75"`.
+  std::string raw_weight;         ///< chapter 02's raw weight, `"0.33"`.
   double raw_weight_value = 0;    ///< the same, unrounded.
 };
 
@@ -54,7 +54,7 @@ struct TokenWalk {
 ///    \f$w_j = e^{s_j - \max s} / \sum_k e^{s_k - \max s}\f$;
 /// 4. blend the values: \f$\mathrm{out}_t = \sum_j w_j v_j\f$;
 ///
-/// and beside them, Module 1.3's raw attention of the same row (raw_self_attention() of
+/// and beside them, chapter 02's raw attention of the same row (raw_self_attention() of
 /// \p X), where the embedding itself was query, key and value.
 /// Scores, weights and the output are read from \p attention, not computed a second time.
 /// Written for the book's two-dimensional examples, so that every product fits on a line.
