@@ -95,7 +95,8 @@ void saturation(attn::Chapter& ch, attn::numpy::Generator& rng) {
   ch.plots.lines({"05-02-max-weight", "Largest softmax weight of one query over 16 keys", "d_k",
                   "mean largest weight", kWidths, {{"unscaled: softmax(q·k)", max_raw, "#d6604d"},
                   {"scaled: softmax(q·k / √d_k)", max_scaled, "#2166ac"}}, true, false});
-  ch.plots.lines({"05-03-jacobian", "Size of the softmax Jacobian: how much gradient gets through",
+  ch.plots.lines({"05-03-jacobian",
+                  "Size of the softmax Jacobian: how much gradient gets back to the scores",
                   "d_k", "mean Frobenius norm of J", kWidths, {{"unscaled", jac_raw, "#d6604d"},
                   {"scaled", t.row(3), "#2166ac"}}, true, true, "bottom left"});
   // One width as grids: at d_k = 512, unscaled rows are near one-hot picks, scaled rows are not.

@@ -106,7 +106,10 @@ void before_and_after(attn::Chapter& ch, const Setup& s, const attn::HeadFit& fi
                   before.row(it).max() <= kUntrained);
   ch.checks.claim("after training \"it\" resolves to \"cat\": the largest weight in its row",
                   after.row(it).index_max() == cat);
-  ch.checks.approximately("it -> cat after training", kArticleItCat, kAbout, after(it, cat));
+  // λ was chosen so that this lands near the article's figure: the check shows the book's head
+  // matches, not that training alone gives 0.60 (the λ table below shows how it moves).
+  ch.checks.approximately("it -> cat after training (decay chosen to match)", kArticleItCat, kAbout,
+                          after(it, cat));
   ch.checks.claim(fmt::format("the rest spreads thinly: no other token gets above {}", kThinly),
                   largest_besides(after.row(it), cat) <= kThinly);
   //! [checks]
