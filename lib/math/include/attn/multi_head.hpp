@@ -82,7 +82,7 @@ MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key,
                                const Mask& mask);
 
 /// \brief The heads' weights averaged, as `nn.MultiheadAttention` returns them by default
-///        (`need_weights=True, average_weights=True`).
+///        (`need_weights=True, average_attn_weights=True`).
 /// \param result a multi-head pass. \return `(n × m)`.
 /// \throws InputError if \p result has no heads.
 /// \throws ShapeError if two heads' weights differ in shape (both shapes are named).
