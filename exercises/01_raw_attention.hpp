@@ -14,7 +14,8 @@ namespace attn::exercises {
 /// [0.21 0.46 0.34]; it also gives scores near 1000, where a careless softmax returns NaN.
 ///
 /// \param scores one row of scores `(1 × m)`.
-/// \return the weights `(1 × m)`: positive, summing to 1.
+/// \return the weights `(1 × m)`, summing to 1: positive in exact arithmetic, though a weight
+///         whose score is more than about 745 below the row's largest underflows to 0.
 ///
 /// \par Hint
 /// \f$e^{1000}\f$ overflows a double. Subtracting the row's largest score from every score
@@ -34,7 +35,8 @@ arma::rowvec row_softmax(const arma::rowvec& scores);
 /// \return its new vector \f$z\f$, `(1 × d)`.
 ///
 /// \par Hint
-/// `E * E.row(query).t()` is the column of scores; your row_softmax from exercise 1.1 gives the
+/// `E.row(query) * E.t()` is the row of scores (`E * E.row(query).t()` is the same numbers as a
+/// column, which row_softmax does not take); your row_softmax from exercise 1.1 gives the
 /// weights; and the blend is a weighted sum of rows, which is one product, `weights * E`.
 arma::rowvec blend_for(const arma::mat& E, arma::uword query);
 

@@ -23,9 +23,9 @@ namespace attn::exercises {
 /// \return the name of the other token it weighs most.
 ///
 /// \par Hint
-/// Every token scores highest against itself here, so skip the diagonal. The softmax keeps the
-/// order of the scores, so the largest weight sits where the largest score does: you may
-/// compare scores instead of weights.
+/// A token never counts as its own partner, so leave the diagonal out, even where a token's
+/// score with itself is not its largest. The softmax keeps the order of the scores, so the
+/// largest weight sits where the largest score does: you may compare scores instead of weights.
 std::string strongest_partner(const arma::mat& E, const std::vector<std::string>& tokens,
                               const std::string& token);
 

@@ -33,7 +33,7 @@ double uniform_from_bits(std::uint64_t bits);
 /// \sqrt{d_k})\f$ with \f$Q = X W_Q\f$ and \f$K = X W_K\f$. The test draws the article's
 /// sentence from numpy's `default_rng(0)` (the book's random_sentence) and compares your grid
 /// with the one the article prints, two digits, first row 0.03 0.32 0.12 0.51 0.02, and with the
-/// library to every digit.
+/// library within \f$10^{-14}\f$.
 ///
 /// \param X embeddings `(n × d_model)`. \param W the head's projections (\f$W_V\f$ unused).
 /// \return the weights `(n × n)`.

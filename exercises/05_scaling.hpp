@@ -10,9 +10,10 @@ namespace attn::exercises {
 ///
 /// Given the \p weights \f$y = \mathrm{softmax}(s)\f$ of one row, return the \f$m \times m\f$
 /// Jacobian \f$J_{ij} = \partial y_i / \partial s_j\f$, the matrix whose size chapter 05
-/// measures to show the gradients fading when scores are not scaled. The test compares it with
-/// central finite differences of the softmax, and checks that it is symmetric and that each row
-/// sums to 0 (the weights always sum to 1, so together they cannot move).
+/// measures to show how little gradient reaches the scores when they are not scaled. The test
+/// compares it with central finite differences of the softmax, and checks that it is symmetric
+/// and that each row sums to 0 (adding the same number to every score leaves the weights
+/// unchanged).
 ///
 /// \param weights \f$y = \mathrm{softmax}(s)\f$, `(1 × m)`.
 /// \return \f$J\f$, `(m × m)`.

@@ -46,7 +46,8 @@ std::array<double, 2> rotate_pair(const std::array<double, 2>& pair, double posi
 /// \par Hint
 /// Loop over the pairs rather than the columns: both columns of pair \f$i\f$ share one angle. The
 /// exponent \f$2i/d\f$ runs from 0 towards 1, so the first pair turns by one radian per position
-/// and the last one almost ten thousand times slower. Compute that exponent in floating point:
+/// and the last one \f$10000^{1-2/d}\f$ times slower (almost ten thousand times for wide
+/// encodings). Compute that exponent in floating point:
 /// with unsigned integers `2 * i / d` is 0 for every pair.
 arma::rowvec sinusoidal_row(arma::uword position, arma::uword d_model);
 

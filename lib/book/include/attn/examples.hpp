@@ -35,13 +35,14 @@ MoneyBankRiver money_bank_river();
 ///   and its problem" (Nimbus, export, fail positive; the question words negative); the second
 ///   says "this word frames the question". export `[1.5, 0.5]` and fail `[1.5, 1.0]` point
 ///   almost the same way, so in raw attention each is the other's strongest partner.
-/// - **W_Q** `(2 × 2)` is solved from the article's `Q(export) = [0.35, 0.22]`:
+/// - **W_Q** `(2 × 2)` is chosen to satisfy the article's `Q(export) = [0.35, 0.22]`, two
+///   equations for its four entries:
 ///   \f$1.5 \cdot 0.2 + 0.5 \cdot 0.1 = 0.35\f$ and \f$1.5 \cdot 0.1 + 0.5 \cdot 0.14 = 0.22\f$.
-/// - **W_K** `(2 × 2)` is solved so that `K(fail) = [1.0, 0.7]`, which makes
+/// - **W_K** `(2 × 2)` is chosen so that `K(fail) = [1.0, 0.7]`, which makes
 ///   \f$Q(\text{export}) \cdot K(\text{fail}) / \sqrt 2 = 0.504 / 1.414 = 0.356\f$, the
 ///   article's 0.36. W_Q and W_K differ, so the projected score grid is not symmetric.
-/// - **W_V** `(2 × 2)` is a mild mixing of the two coordinates; the articles say nothing about
-///   values, so it is only required to be invertible (no information is lost).
+/// - **W_V** `(2 × 2)` is a mild mixing of the two coordinates; the articles give no number
+///   for a value, so it is only required to be invertible (no information is lost).
 struct NimbusThread {
   std::string sentence;             ///< "Why did my Nimbus export fail?", as the user typed it.
   std::vector<std::string> tokens;  ///< why, did, my, Nimbus, export, fail.

@@ -15,7 +15,8 @@
 /// Tokens are rows, queries index the rows of a score grid and keys its columns, and softmax
 /// runs along rows. Functions check their input and throw ShapeError or InputError with a
 /// message that names the operands and their shapes: an empty operand, a NaN, an infinity or
-/// mismatched shapes is an error, never a NaN in an output.
+/// mismatched shapes is an error. Not every result is checked: finite inputs large enough to
+/// overflow can still give an infinity or a NaN, for instance in project()'s products.
 namespace attn {
 
 /// \brief Everything one attention pass produces, for \f$n\f$ queries and \f$m\f$ keys.
@@ -74,7 +75,9 @@ Attention raw_self_attention(const arma::mat& E);
 
 /// \brief Raw-embedding attention for one query: row \p query of \p E asks every row.
 ///
-/// \f[ s = E\,e_q, \qquad w = \mathrm{softmax}(s), \qquad z_q = \sum_j w_j\, e_j \f]
+/// \f[ s = e_q E^\top, \qquad w = \mathrm{softmax}(s), \qquad z_q = \sum_j w_j\, e_j \f]
+///
+/// where \f$e_q\f$ `(1 × d)` is row \p query of \p E, so \f$s\f$ is `(1 × n)`.
 ///
 /// \param E embeddings `(n × d)`. \param query the index of the asking token, below `n`.
 /// \return scores and weights `(1 × n)`, output `z_q: (1 × d)`.
@@ -86,8 +89,9 @@ Attention raw_attention_for(const arma::mat& E, arma::uword query);
 ///
 /// \f[ c = \frac{1}{\sqrt{d_k}} \f]
 ///
-/// It keeps the variance of a score \f$q \cdot k\f$ at 1 when the entries of \f$q\f$ and
-/// \f$k\f$ have variance 1, whatever the key width (chapter 05 measures why that matters).
+/// It keeps the variance of the scaled score \f$q \cdot k / \sqrt{d_k}\f$ at 1, whatever the key
+/// width, when the entries of \f$q\f$ and \f$k\f$ are all independent, with mean 0 and
+/// variance 1 (chapter 05 measures why that matters).
 /// \param d_k the width of queries and keys, at least 1.
 /// \return \f$1/\sqrt{d_k}\f$.
 /// \throws InputError if \p d_k is 0.
@@ -118,6 +122,9 @@ struct QKV {
 };
 
 /// \brief The projections \f$ Q = X W_Q,\; K = X W_K,\; V = X W_V \f$.
+///
+/// The products themselves are not checked: finite inputs large enough to overflow give an
+/// infinity or a NaN in \f$Q\f$, \f$K\f$ or \f$V\f$, which self_attention() then rejects.
 /// \param X token embeddings `(n × d_model)`. \param W the head's three matrices.
 /// \return `Q, K: (n × d_k)`, `V: (n × d_v)`.
 /// \throws ShapeError naming both shapes if a matrix does not have `d_model` rows.

@@ -37,13 +37,16 @@ struct HeadFit {
 /// \throws InputError if `dW_Q` or `dW_K` holds a NaN or an infinity.
 double gradient_norm(const LossGradient& g);
 
-/// \brief Minimises attention_target_loss() over \f$W_Q, W_K\f$ with Adam:
+/// \brief Trains \f$W_Q, W_K\f$ with Adam to lower attention_target_loss():
 ///
 /// \f[ (W_Q, W_K) \leftarrow \mathrm{Adam}\big(\nabla L(W_Q, W_K)\big)
 ///     \quad \text{until} \quad \lVert \nabla L \rVert < \text{stop\_gradient} \f]
 ///
-/// The rule asks for a minimum of the loss (where the gradient is zero), not for a number of
-/// steps; `max_steps` only guards against a run that never gets there.
+/// The rule asks for a stationary point of the loss (where the gradient is nearly zero), not
+/// for a number of steps; `max_steps` only guards against a run that never gets there. A
+/// stationary point need not be a minimum: at \f$W_Q = W_K = 0\f$ the gradient is exactly zero
+/// (a saddle when \f$\lambda\f$ is small), and a run started there meets any positive
+/// `stop_gradient` at once.
 /// \param examples the training sentences.
 /// \param W_Q,W_K the starting matrices `(d_model × d_k)` each.
 /// \param settings \f$\lambda\f$, \f$\eta\f$, the stopping rule and the step limit.

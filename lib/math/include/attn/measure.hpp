@@ -43,7 +43,8 @@ struct Sharpness {
 ///     \lVert J \rVert_F, \quad J = \mathrm{diag}(w) - w^\top w \f]
 ///
 /// Every gradient on its way from the weights back to the scores is multiplied by \f$J\f$, so a
-/// small \f$\lVert J \rVert_F\f$ means the scores, and the matrices behind them, barely learn.
+/// small \f$\lVert J \rVert_F\f$ means little of it reaches the scores. What reaches \f$W_Q\f$
+/// and \f$W_K\f$ is that times the keys and the scale (chapter 05).
 /// A weight that underflows to 0 adds nothing to \f$H\f$ (\f$0 \ln 0 = 0\f$).
 /// \param scores `s: (1 × m)`, finite, non-empty.
 /// \return the largest weight, the entropy and the Frobenius norm of the Jacobian.

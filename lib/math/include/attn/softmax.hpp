@@ -1,5 +1,5 @@
 /// \file
-/// \brief Softmax: turning a row of scores into weights that are positive and sum to 1.
+/// \brief Softmax: turning a row of scores into weights in [0, 1] that sum to 1.
 ///
 /// Every function here rejects an empty input and any NaN or infinity in it with an
 /// InputError naming the `softmax input`; a score of \f$-\infty\f$ from a mask belongs to
@@ -19,13 +19,16 @@ namespace attn {
 /// \f$10^3\f$ or \f$-10^3\f$ give the same weights as rows near 0 instead of `inf/inf`.
 ///
 /// \param scores `S: (n × m)`, one row per query, one column per key; finite, non-empty.
-/// \return `W: (n × m)`, every entry in (0, 1], every row summing to 1.
+/// \return `W: (n × m)`, every entry in [0, 1], every row summing to 1. An entry is positive
+///         in exact arithmetic, but underflows to exactly 0 when its score is more than about
+///         745 below the largest of its row, where \f$e^x\f$ rounds to 0.
 /// \throws InputError if \p scores is empty or holds a NaN or an infinity.
 arma::mat softmax_rows(const arma::mat& scores);
 
 /// \brief Softmax of one row of scores: `softmax_rows` for a `(1 × m)` matrix.
 /// \param scores `s: (1 × m)`, finite, non-empty.
-/// \return `w: (1 × m)`, positive, summing to 1.
+/// \return `w: (1 × m)`, every entry in [0, 1] (0 only where \f$e^x\f$ underflows, as in
+///         softmax_rows()), summing to 1.
 /// \throws InputError if \p scores is empty or holds a NaN or an infinity.
 arma::rowvec softmax(const arma::rowvec& scores);
 
