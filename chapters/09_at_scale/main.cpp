@@ -86,11 +86,11 @@ void large(attn::Chapter& ch, arma::uword n) {
   fmt::print(ch.out, "  blocks of 128 queries and 256 keys: {} of {} computed, {} of them partly "
              "masked\n", arma::accu(plan > 0), plan.n_elem, arma::accu(plan == 1));
   if (n <= 4096) {
-    ch.plots.heatmap({"09-02-causal-plan", fmt::format("Causal, n = {}: blocks skipped (0), partly "
-                      "masked (0.5), whole (1)", n), attn::tick_labels(plan.n_rows, 4),
+    ch.plots.heatmap({"09-02-causal-plan", fmt::format("Causal, n = {}: skipped (0), partly masked "
+                      "(0.5), whole (1)", n), attn::tick_labels(plan.n_rows, 4),
                       attn::tick_labels(plan.n_cols, 2), arma::conv_to<arma::mat>::from(plan) / 2.0,
                       attn::ColourScale::weights, 1, false, "block of 256 keys",
-                      "block of 128 queries", "block"});
+                      "block of 128 queries", "computed"});
     const arma::mat Z = attn::streaming_attention(Q, K, V, c, {true, 0}).output;
     ch.checks.claim(fmt::format("n = {}: streaming equals attend() (1e-12)", n),
                     relative_gap(Z, attn::attend(Q, K, V, c, attn::Mask::causal(n)).output) <= 1e-12);

@@ -348,13 +348,16 @@ void Plotter::bars(const BarChart& b) {
        << fmt::format("set xrange [-0.6:{}]\nset boxwidth {}\n", groups - 0.4, width)
        << (b.unit_range ? "set yrange [0:1]\n" : "set offsets 0, 0, graph 0.1, 0\n")
        << "set style fill solid 0.85 border -1\nset grid ytics\nplot ";
+    // Side by side, bars are too narrow for a value written across them: it stands upright.
+    const std::string value_style =
+        b.series.size() > 1 ? "rotate by 90 left offset 0,0.4" : "offset 0,0.8";
     for (std::size_t k = 0; k < b.series.size(); ++k) {
       const double shift = -0.4 + width * (static_cast<double>(k) + 0.5);  // centre of bar k
       gp << (k ? ", " : "")
          << fmt::format("{0} using ($1 + {1}):2 with boxes lc rgb {2} title {3}, "
-                        "{0} using ($1 + {1}):2:(sprintf('%.2f', $2)) with labels rotate by 90 "
-                        "left offset 0,0.4 notitle",
-                        blocks[k], shift, quoted(b.series[k].colour), quoted(b.series[k].label));
+                        "{0} using ($1 + {1}):2:(sprintf('%.2f', $2)) with labels {4} notitle",
+                        blocks[k], shift, quoted(b.series[k].colour), quoted(b.series[k].label),
+                        value_style);
     }
     gp << "\n";
   });
