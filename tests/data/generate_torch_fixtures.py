@@ -164,12 +164,15 @@ def mask_table():
             f"  nn.MultiheadAttention attn_mask, bool    True = may NOT      {rows(mha_mask)}"]
 
 
-def describe(row):
-    """A row of outputs or weights in one word: all NaN, all 0, or finite."""
+def describe(row, bias=None):
+    """A row of outputs or weights in a word or two: all NaN, all 0, the output projection's
+    bias alone (what a row of zeros becomes after out_proj), or other finite values."""
     if torch.isnan(row).all():
         return "NaN"
     if (row == 0).all():
         return "0"
+    if bias is not None and torch.equal(row, bias):
+        return "out_proj.bias (attention gave 0)"
     return "finite" if torch.isfinite(row).all() else "mixed"
 
 
@@ -189,6 +192,9 @@ def fully_masked_lines():
     else:
         lines.append(f"{version:<15} F.scaled_dot_product_attention: not in this version")
     mha = torch.nn.MultiheadAttention(4, 2, batch_first=True)
+    with torch.no_grad():  # a bias that is not 0, so that a row of zeros shows as the bias
+        mha.out_proj.bias.copy_(torch.tensor([0.5, -0.25, 0.125, 1.0]))
+    bias = mha.out_proj.bias.detach()
     for need_weights in (True, False):
         for mode in ("train", "eval"):
             getattr(mha, mode)()
@@ -196,7 +202,7 @@ def fully_masked_lines():
                 out, w = mha(x, x, x, attn_mask=~allowed, need_weights=need_weights)
             what = f"need_weights={need_weights}, {mode}() mode"
             weights = f", weights {describe(w[0, 1])}" if need_weights else ""
-            lines.append(f"{version:<15} nn.MultiheadAttention, {what:<36} output {describe(out[0, 1])}{weights}")
+            lines.append(f"{version:<15} nn.MultiheadAttention, {what:<36} output {describe(out[0, 1], bias)}{weights}")
     return version, lines
 
 

@@ -67,7 +67,7 @@ class ArticleChecks {
   ///        verdict to \p out; names the first failure on \p err.
   ///
   /// The verdict counts the checks that pass and says how many compare with a figure of the
-  /// reference and how many are claims: "16 of 16 checks pass (9 against numpy, 7 claims)".
+  /// reference and how many are claims: "15 of 15 checks pass (10 against numpy, 5 claims)".
   /// \param out where the report goes (a chapter's stdout). \param err where failures go.
   /// \return 0 when every check passed, 1 otherwise: the chapter's exit code.
   int report(std::ostream& out, std::ostream& err) const;
