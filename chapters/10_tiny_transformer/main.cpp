@@ -32,7 +32,6 @@ const std::uint64_t kTrainingSeed = 1, kHeldOutSeed = 2;  // the sentences' seed
 const double kLossNearLogV = 0.1;                   // the first loss, within this of ln 35 = 3.555
 const double kCoinFlip = 0.5, kCoinFlipBand = 0.1;  // the bigram model's accuracy
 const double kAtLeast = 0.95;                       // the trained model's held-out accuracy
-const double kSecondsAtMost = 60.0;                 // training, on the book's 2-core machine
 //! [article-numbers]
 
 void heads(attn::Chapter& ch, const attn::TransformerWeights& model, const std::vector<ag::Sentence>& held) {
@@ -165,8 +164,9 @@ int main(int argc, char** argv) {
                kTraining.learning_rate);
     const ag::Trained t =
         ag::train(kModel, kTraining, train, held, ag::progress_line(ch.log, kTraining.steps));
-    fmt::print(ch.log, "training took {:.1f} s\n", t.seconds);  // varies: stderr
-    ch.checks.claim(fmt::format("training takes under {:.0f} s", kSecondsAtMost), t.seconds < kSecondsAtMost);
+    // A measurement, not a check: it depends on the machine, so it goes to stderr and never
+    // fails the chapter (a Raspberry Pi or an emulated arm64 system is slower, and still right).
+    fmt::print(ch.log, "training took {:.1f} s (measured; it varies with the machine)\n", t.seconds);
     fmt::print(ch.out, "\nThe loss of the grammar itself on the held-out set, the best a model can expect: {:.4f}\n\n"
                "  step   training loss   held-out loss   agreement accuracy (nouns disagree)\n", ag::loss_floor(held));
     for (arma::uword i = 0; i < t.curves.steps.n_elem; i += 2)
