@@ -28,12 +28,20 @@ arma::uword allowed_end(const StreamingMask& mask, arma::uword row, arma::uword 
   return end;
 }
 
+// Multiversioning by target_clones is an x86 feature: there the loader picks an AVX-512 copy or
+// a plain one for the CPU it runs on. Elsewhere (arm64, for one) only the plain copy is built.
+#if defined(__x86_64__)
+#define ATTN_X86_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
+#else
+#define ATTN_X86_CLONES
+#endif
+
 // An integer's bits read as a double (std::bit_cast in C++20).
 double bits_as_double(std::uint64_t b) { return __builtin_bit_cast(double, b); }
 
 // The largest of `count` values (−∞ if every one is), kept as eight running maxima so that the
 // comparisons overlap instead of each waiting for the one before.
-__attribute__((target_clones("arch=x86-64-v4", "default")))
+ATTN_X86_CLONES
 double largest(const double* x, arma::uword count) {
   constexpr arma::uword kLanes = 8;
   double lane[kLanes];
@@ -46,7 +54,7 @@ double largest(const double* x, arma::uword count) {
 }
 
 // The sum of `count` values, as eight running sums, for the same reason.
-__attribute__((target_clones("arch=x86-64-v4", "default")))
+ATTN_X86_CLONES
 double total(const double* x, arma::uword count) {
   constexpr arma::uword kLanes = 8;
   double lane[kLanes] = {};
@@ -62,8 +70,9 @@ double total(const double* x, arma::uword count) {
 // exp_shifted is defined before online_update calls it: clang 19 refuses to make a function
 // multiversioned (target_clones) after its first use.
 //! [exp]
-// Compiled twice, for AVX-512 and for any x86-64; the loader picks the copy the CPU can run.
-__attribute__((target_clones("arch=x86-64-v4", "default")))
+// On x86 compiled twice, for AVX-512 and for any x86-64; the loader picks the copy the CPU can
+// run. Elsewhere it is compiled once, plain.
+ATTN_X86_CLONES
 void exp_shifted(double* x, arma::uword count, double shift) {
   // e^t = 2^k · e^r with k = round(t / ln 2) and r = t − k ln 2, |r| ≤ ln(2)/2. ln 2 is split in
   // two so that k ln 2 is subtracted exactly; e^r is its Taylor series to r^13 (truncation
