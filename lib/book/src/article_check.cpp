@@ -89,7 +89,7 @@ bool ArticleChecks::all_passed() const {
 int ArticleChecks::report(std::ostream& out, std::ostream& err) const {
   std::size_t width = 0;
   for (const Check& c : checks_)
-    if (!c.article.empty()) width = std::max(width, c.quantity.size());
+    if (!c.is_claim()) width = std::max(width, c.quantity.size());
   fmt::print(out, "\nchecks against {}\n", reference_);
   if (checks_.empty()) {
     fmt::print(out, "  none: {} printed no numbers for this run\n", reference_);
@@ -97,7 +97,7 @@ int ArticleChecks::report(std::ostream& out, std::ostream& err) const {
   }
   for (const Check& c : checks_) {
     const std::string_view verdict = c.passed ? "OK" : "NOT OK";
-    if (c.article.empty())  // a claim: the statement is the whole story
+    if (c.is_claim())  // the statement is the whole story
       fmt::print(out, "  {:<6}  claim: {}\n", verdict, c.quantity);
     else
       fmt::print(out, "  {:<6}  {:<{}}  {} {}, ours {}\n", verdict, c.quantity, width, label_,
@@ -111,18 +111,17 @@ int ArticleChecks::report(std::ostream& out, std::ostream& err) const {
   // The verdict says how many checks hold a figure of the reference and how many are claims,
   // which the program states and checks on its own.
   const auto claims = std::count_if(checks_.begin(), checks_.end(),
-                                    [](const Check& c) { return c.article.empty(); });
+                                    [](const Check& c) { return c.is_claim(); });
   const auto figures = static_cast<std::ptrdiff_t>(checks_.size()) - claims;
-  const std::string kinds =
-      claims == 0 ? fmt::format("all against {}", reference_)
-      : figures == 0
-          ? fmt::format("all claims")
-          : fmt::format("{} against {}, {} claim{}", figures, reference_, claims, claims == 1 ? "" : "s");
+  std::string kinds = fmt::format("{} against {}, {} claim{}", figures, reference_, claims,
+                                  claims == 1 ? "" : "s");
+  if (claims == 0) kinds = "all against " + reference_;
+  if (figures == 0) kinds = "all claims";
   fmt::print(out, "{} of {} checks pass ({})\n", checks_.size() - failed, checks_.size(), kinds);
   if (failed == 0) return 0;
   const Check& first = *std::find_if(checks_.begin(), checks_.end(),
                                      [](const Check& c) { return !c.passed; });
-  if (first.article.empty())
+  if (first.is_claim())
     fmt::print(err, "MISMATCH: {}'s claim \"{}\" does not hold for us", reference_, first.quantity);
   else
     fmt::print(err, "MISMATCH: {}: {} has {}, we have {}", first.quantity, reference_,

@@ -81,6 +81,7 @@ class ArticleChecks {
     std::string article;   // the article's figure or line; empty for a claim
     std::string ours;      // ours, printed with a few more digits than the article's
     bool passed;
+    bool is_claim() const { return article.empty(); }  // a statement, with no figure to compare
   };
   void record_number(const std::string& quantity, double article, double ours, bool passed,
                      std::string article_text, std::string ours_text);
