@@ -3,9 +3,9 @@
 // in the same run. bench/compare.py runs this beside numpy and PyTorch; see the README's
 // "Performance" section. Counters: GFLOPs (4 n² d flops per call, 2 n³ for the GEMM) and
 // added_MB, the peak resident memory above what the process held before (its inputs included).
-#include <attn/attention.hpp>
-#include <attn/resident.hpp>
-#include <attn/streaming.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/book/resident.hpp>
+#include <attn/fast/streaming.hpp>
 
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -63,7 +63,7 @@ void Streaming(benchmark::State& state) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(kWidth));
   const double baseline = memory_baseline();
   for (auto _ : state)
-    benchmark::DoNotOptimize(attn::streaming_attention(in.Q, in.K, in.V, scale).output.memptr());
+    benchmark::DoNotOptimize(attn::fast::streaming_attention(in.Q, in.K, in.V, scale).output.memptr());
   report(state, attention_flops(n), baseline);
 }
 

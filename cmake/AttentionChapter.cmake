@@ -1,5 +1,11 @@
-# add_chapter(<NN_slug> [QUICK_ARGS args...]): registers chapter NN, whose source is
-# chapters/NN_slug/*.cpp.
+# add_chapter(<NN_slug> [USES <NN_slug>...] [LINKS <target>...] [QUICK_ARGS args...]):
+# registers chapter NN, whose story is chapters/NN_slug/main.cpp.
+#
+# The chapter's own material, every other *.cpp in its folder (its examples, its experiment),
+# is the library attn::chNN, which links attn::book, the LINKS targets and the libraries of the
+# earlier chapters it USES. Its headers are included as <NN_slug/name.hpp> from elsewhere
+# (tests, exercises, later chapters) and as "name.hpp" from the chapter itself; its tests are
+# tests/chapters/NN_slug/*_test.cpp (tests/CMakeLists.txt).
 #
 # It builds the executable chNN_slug, adds the chapter to the `chapters` target (which runs
 # every chapter in order and writes the figures into ATTN_PLOTS_DIR, in the build folder) and
@@ -15,7 +21,7 @@
 #   chNN.help        --help exits 0 and prints the usage
 # Further runs with their own golden file: add_chapter_run(<NN_slug> <name> ARGS ...).
 
-set(ATTN_CHAPTER_RUNNER "${PROJECT_SOURCE_DIR}/tests/run_chapter.cmake")
+set(ATTN_CHAPTER_RUNNER "${PROJECT_SOURCE_DIR}/tests/scripts/run_chapter.cmake")
 set(ATTN_GOLDEN_DIR "${PROJECT_SOURCE_DIR}/tests/golden")
 
 add_custom_target(chapters COMMENT "Every chapter has run; figures are in ${ATTN_PLOTS_DIR}")
@@ -44,13 +50,36 @@ function(_attn_chapter_test name exe label)
 endfunction()
 
 function(add_chapter folder)
-  cmake_parse_arguments(C "" "" "QUICK_ARGS" ${ARGN})
+  cmake_parse_arguments(C "" "" "USES;LINKS;QUICK_ARGS" ${ARGN})
   string(REGEX MATCH "^([0-9][0-9])_" _ ${folder})
   set(nn ${CMAKE_MATCH_1})
   set(exe ch${folder})
-  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/*.cpp)
-  add_executable(${exe} ${sources})
-  target_link_libraries(${exe} PRIVATE attn::book)
+  file(GLOB material CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/*.cpp)
+  list(REMOVE_ITEM material ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/main.cpp)
+  set(library attn::book)
+  if(material OR C_USES)
+    set(uses "")
+    foreach(earlier IN LISTS C_USES)
+      string(SUBSTRING ${earlier} 0 2 earlier_nn)
+      list(APPEND uses attn::ch${earlier_nn})
+    endforeach()
+    if(material)
+      add_library(attn_ch${nn} ${material})
+      target_link_libraries(attn_ch${nn} PUBLIC attn::book ${uses} ${C_LINKS})
+      target_include_directories(attn_ch${nn} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+      attn_warnings(attn_ch${nn})
+      if(ATTN_FUZZ)  # a chapter's material reads the reader's text (chapter 10's prompt)
+        target_compile_options(attn_ch${nn} PRIVATE -fsanitize=fuzzer-no-link)
+      endif()
+    else()  # nothing of its own: the earlier chapters' material it uses
+      add_library(attn_ch${nn} INTERFACE)
+      target_link_libraries(attn_ch${nn} INTERFACE attn::book ${uses} ${C_LINKS})
+    endif()
+    add_library(attn::ch${nn} ALIAS attn_ch${nn})
+    set(library attn::ch${nn})
+  endif()
+  add_executable(${exe} ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/main.cpp)
+  target_link_libraries(${exe} PRIVATE ${library})
   attn_warnings(${exe})
 
   # Chapters run in order: chapter NN waits for the one registered before it.

@@ -5,7 +5,7 @@
 // figures (attn::walk_page_data): the strings it printed, the weights' colours on the book's
 // 0..1 scale. This file only lays them out; it computes and rounds nothing. Each step follows
 // the order of the program's `--token NAME` output, number for number, and the browser test
-// (tests/token_walk_page.cmake) holds the two together.
+// (tests/scripts/token_walk_page.cmake) holds the two together.
 //
 // Plain DOM, no framework, nothing fetched: the page works from file://. Without JavaScript
 // the widget stays hidden and the static walk for "export" below it is the text.

@@ -2,7 +2,7 @@
 /// \brief Chapter 03's exercises: one token's query, key and value, and one query's attention.
 #pragma once
 
-#include <attn/attention.hpp>
+#include <attn/math/attention.hpp>
 
 #include <armadillo>
 

@@ -2,7 +2,7 @@
 /// \brief Chapter 04's exercises: numpy's uniform double from raw bits, and the article's weights.
 #pragma once
 
-#include <attn/attention.hpp>
+#include <attn/math/attention.hpp>
 
 #include <armadillo>
 

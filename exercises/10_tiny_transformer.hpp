@@ -18,7 +18,7 @@ namespace attn::exercises {
 /// finite differences of \f$L = \sum_j dy_j\, y_j\f$, and checks that its entries sum to 0. If
 /// \p gamma or \p dy does not have as many entries as \p x, throw std::invalid_argument whose
 /// message names the shape of \p x and the shape that does not fit it, both written as
-/// attn::shape_of() writes them (`(1 × 4)`, from `<attn/validate.hpp>`).
+/// attn::shape_of() writes them (`(1 × 4)`, from `<attn/math/validate.hpp>`).
 ///
 /// \param x one row `(1 × d)`. \param gamma the scale `(1 × d)`.
 /// \param dy \f$\partial L / \partial y\f$ `(1 × d)`. \param eps added to the variance.

@@ -5,11 +5,11 @@
 // The book's page for this chapter is chapters/01_raw_attention/chapter.md; it quotes the
 // regions marked //! [name] below.
 
-#include <attn/attention.hpp>
-#include <attn/chapter.hpp>
-#include <attn/examples.hpp>
-#include <attn/grid_text.hpp>
-#include <attn/numpy_print.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/book/chapter.hpp>
+#include "money_bank_river.hpp"
+#include <attn/book/grid_text.hpp>
+#include <attn/numpy/numpy_print.hpp>
 
 #include <fmt/ostream.h>
 
@@ -18,7 +18,7 @@
 
 namespace {
 
-// Article 004's embeddings, shared with the tests (lib/book/src/examples.cpp).
+// Article 004's embeddings, shared with the tests (money_bank_river.cpp, beside this file).
 const attn::examples::MoneyBankRiver kText = attn::examples::money_bank_river();
 const std::vector<std::string>& kTokens = kText.tokens;
 const arma::mat& kEmbeddings = kText.embeddings;  // E: (3 × 2)

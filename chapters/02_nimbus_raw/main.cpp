@@ -4,10 +4,10 @@
 // as Module 1.3 did. Because one vector does both jobs, the score grid is symmetric.
 // The book's page for this chapter is chapters/02_nimbus_raw/chapter.md.
 
-#include <attn/attention.hpp>
-#include <attn/chapter.hpp>
-#include <attn/examples.hpp>
-#include <attn/grid_text.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/book/chapter.hpp>
+#include "nimbus_thread.hpp"
+#include <attn/book/grid_text.hpp>
 
 #include <fmt/ostream.h>
 
@@ -39,8 +39,8 @@ void tell_story(attn::Chapter& ch) {
              attn::grid_table(tokens, tokens, raw.weights));
 
   //! [claims]
-  const arma::uword export_row = attn::examples::token_index(tokens, "export");
-  const arma::uword fail_row = attn::examples::token_index(tokens, "fail");
+  const arma::uword export_row = attn::token_index(tokens, "export");
+  const arma::uword fail_row = attn::token_index(tokens, "fail");
   const arma::uword export_partner = attn::strongest_other(raw.weights, export_row);
   const arma::uword fail_partner = attn::strongest_other(raw.weights, fail_row);
   //! [claims]

@@ -5,11 +5,11 @@
 // with --token and watch its whole equation run, numbers filled in; the book's page for this
 // chapter (chapters/03_qkv_projections/chapter.md) lets its reader do the same.
 
-#include <attn/attention.hpp>
-#include <attn/chapter.hpp>
-#include <attn/examples.hpp>
-#include <attn/grid_text.hpp>
-#include <attn/walkthrough.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/book/chapter.hpp>
+#include <02_nimbus_raw/nimbus_thread.hpp>
+#include <attn/book/grid_text.hpp>
+#include "walkthrough.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/ostream.h>
@@ -81,8 +81,8 @@ void show_grids(attn::Chapter& ch, const Run& r) {
 void check_module(attn::Chapter& ch, const Run& r) {
   //! [check-module]
   const auto& tokens = r.thread.tokens;
-  const arma::uword export_row = attn::examples::token_index(tokens, "export");
-  const arma::uword fail_row = attn::examples::token_index(tokens, "fail");
+  const arma::uword export_row = attn::token_index(tokens, "export");
+  const arma::uword fail_row = attn::token_index(tokens, "fail");
   const ModuleLines lines = module_lines(r, export_row);
   ch.checks.line("printed Q(export)", kModuleQuery, lines.query);
   ch.checks.line("printed score", kModuleScore, lines.score);
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   };
   const auto story = [&](attn::Chapter& ch) {
     const Run r = compute();
-    const arma::uword t = attn::examples::token_index(tokens, token);
+    const arma::uword t = attn::token_index(tokens, token);
     step_through(ch, r, t);
     show_grids(ch, r);
     check_module(ch, r);

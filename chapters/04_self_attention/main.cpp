@@ -5,12 +5,12 @@
 // and prints exactly what the article's Python prints, for any --seed and --sentence; stdout
 // is only that output, checks go to stderr. Its page: chapters/04_self_attention/chapter.md.
 
-#include <attn/attention.hpp>
-#include <attn/chapter.hpp>
-#include <attn/examples.hpp>
-#include <attn/grid_text.hpp>
-#include <attn/numpy_print.hpp>
-#include <attn/numpy_random.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/book/chapter.hpp>
+#include "random_sentence.hpp"
+#include <attn/book/grid_text.hpp>
+#include <attn/numpy/numpy_print.hpp>
+#include <attn/numpy/numpy_random.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/ostream.h>

@@ -1,12 +1,12 @@
 // Chapter 05: why divide by √d_k, and why softmax runs along rows, measured on draws from
 // default_rng(5); tests/data/generate_scaling_fixtures.py reruns every table in numpy.
 
-#include <attn/attention.hpp>
-#include <attn/chapter.hpp>
-#include <attn/grid_text.hpp>
-#include <attn/measure.hpp>
-#include <attn/numpy_random.hpp>
-#include <attn/softmax.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/book/chapter.hpp>
+#include <attn/book/grid_text.hpp>
+#include <attn/math/measure.hpp>
+#include <attn/numpy/numpy_random.hpp>
+#include <attn/math/softmax.hpp>
 
 #include <fmt/ostream.h>
 

@@ -2,12 +2,12 @@
 // on sentences in which "it" refers to an animal (sentences.cpp), then tested on a held-out one.
 // The book's page for this chapter is chapter.md beside this file.
 
-#include <attn/attention.hpp>
-#include <attn/chapter.hpp>
-#include <attn/fit.hpp>
-#include <attn/grid_text.hpp>
-#include <attn/numpy_random.hpp>
-#include <attn/softmax.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/book/chapter.hpp>
+#include <attn/math/fit.hpp>
+#include <attn/book/grid_text.hpp>
+#include <attn/numpy/numpy_random.hpp>
+#include <attn/math/softmax.hpp>
 
 #include "sentences.hpp"
 

@@ -1,6 +1,6 @@
 #include "sentences.hpp"
 
-#include <attn/grid_text.hpp>
+#include <attn/book/grid_text.hpp>
 
 #include <map>
 #include <stdexcept>

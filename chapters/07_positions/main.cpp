@@ -2,11 +2,11 @@
 // one vector); sinusoidal encodings, added to the embeddings, and rotary embeddings, turning
 // queries and keys, tell positions apart. Its page: chapters/07_positions/chapter.md.
 
-#include <attn/attention.hpp>
-#include <attn/chapter.hpp>
-#include <attn/examples.hpp>
-#include <attn/numpy_print.hpp>
-#include <attn/positions.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/book/chapter.hpp>
+#include <04_self_attention/random_sentence.hpp>
+#include <attn/numpy/numpy_print.hpp>
+#include <attn/math/positions.hpp>
 
 #include <fmt/ostream.h>
 
@@ -23,7 +23,7 @@ const std::string kNumpyTable = "[[ 0.      1.      0.      1.    ]\n"
                                 " [ 0.1411 -0.99    0.03    0.9996]]";
 const double kPosition1Column2 = 0.8218561900175317;  // PE[1, 2] for d_model = 512
 // RoPE's worked example, q = (1, 2), k = (3, -1): numpy's scores, in the same fixture script
-// (tests/positions_test.cpp holds the library to them).
+// (tests/lib/math/positions_test.cpp holds the library to them).
 const double kRopeSameOffset = -6.781228824;  // q·k, q at 5 and k at 3; at 2 and 0; at 10 and 8
 const double kRopeOtherWay = 5.948935151;     // q at 3, k at 5
 const double kOrderTolerance = 1e-15;         // largest |Z(PX) − P·Z(X)|

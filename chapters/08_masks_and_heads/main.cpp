@@ -1,16 +1,16 @@
 // Chapter 08: masks and heads. A causal mask lets each token attend only to itself and the
 // tokens before it; several heads look at one sentence in different ways, each in its own
-// columns. The library's masks and heads equal PyTorch's (tests/torch_test.cpp).
+// columns. The library's masks and heads equal PyTorch's (tests/lib/math/torch_test.cpp).
 // Its page: chapters/08_masks_and_heads/chapter.md.
 
-#include <attn/attention.hpp>
-#include <attn/chapter.hpp>
-#include <attn/examples.hpp>
-#include <attn/grid_text.hpp>
-#include <attn/mask.hpp>
-#include <attn/multi_head.hpp>
-#include <attn/numpy_random.hpp>
-#include <attn/validate.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/book/chapter.hpp>
+#include <04_self_attention/random_sentence.hpp>
+#include <attn/book/grid_text.hpp>
+#include <attn/math/mask.hpp>
+#include <attn/math/multi_head.hpp>
+#include <attn/numpy/numpy_random.hpp>
+#include <attn/math/validate.hpp>
 
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>

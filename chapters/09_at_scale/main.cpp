@@ -1,16 +1,17 @@
 // Chapter 09: attention at scale, never holding the n × n grid of scores. Timings are bench/'s,
 // not this program's. Its page: chapters/09_at_scale/chapter.md.
 
-#include <attn/attention.hpp>
-#include <attn/chapter.hpp>
-#include <attn/examples.hpp>
-#include <attn/mask.hpp>
-#include <attn/measure.hpp>
-#include <attn/numpy_print.hpp>
-#include <attn/numpy_random.hpp>
-#include <attn/resident.hpp>
-#include <attn/softmax.hpp>
-#include <attn/streaming.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/book/chapter.hpp>
+#include <04_self_attention/random_sentence.hpp>
+#include <attn/math/mask.hpp>
+#include <attn/math/measure.hpp>
+#include <attn/numpy/numpy_print.hpp>
+#include <attn/numpy/numpy_random.hpp>
+#include <attn/book/resident.hpp>
+#include <attn/math/softmax.hpp>
+#include <attn/math/streaming.hpp>
+#include <attn/fast/streaming.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/ostream.h>
@@ -91,13 +92,13 @@ void large(attn::Chapter& ch, arma::uword n) {
                       attn::tick_labels(plan.n_cols, 2), arma::conv_to<arma::mat>::from(plan) / 2.0,
                       attn::ColourScale::weights, 1, false, "block of 256 keys",
                       "block of 128 queries", "computed"});
-    const arma::mat Z = attn::streaming_attention(Q, K, V, c, {true, 0}).output;
+    const arma::mat Z = attn::fast::streaming_attention(Q, K, V, c, {true, 0}).output;
     ch.checks.claim(fmt::format("n = {}: streaming equals attend() (1e-12)", n),
                     relative_gap(Z, attn::attend(Q, K, V, c, attn::Mask::causal(n)).output) <= 1e-12);
     return;
   }
   attn::reset_peak_resident();
-  const arma::mat Z = attn::streaming_attention(Q, K, V, c, {true, 0}).output;
+  const arma::mat Z = attn::fast::streaming_attention(Q, K, V, c, {true, 0}).output;
   const double peak = mb(static_cast<double>(attn::resident_memory().peak));
   fmt::print(ch.log, "n = {}: peak resident memory {:.1f} MB\n", n, peak);  // varies: stderr
   ch.checks.claim(fmt::format("n = {}: peak resident memory under {:.0f} MB", n, kBoundMB),
@@ -114,7 +115,7 @@ void decoding(attn::Chapter& ch) {
   attn::numpy::Generator rng = attn::numpy::default_rng("10");
   const arma::mat Q = rng.normal(T, d), K = rng.normal(T, d), V = rng.normal(T, d);
   const double c = attn::score_scale(d);
-  const arma::mat full = attn::streaming_attention(Q, K, V, c, {true, 0}).output;
+  const arma::mat full = attn::fast::streaming_attention(Q, K, V, c, {true, 0}).output;
   //! [decode]
   attn::KVCache cache(d, d);
   double worst = 0.0;

@@ -2,10 +2,10 @@
 // language in which "was/were" and "it/they" agree with a noun several words back, past another
 // noun; a bigram model cannot. Its page: chapters/10_tiny_transformer/chapter.md.
 
-#include <attn/agreement.hpp>
-#include <attn/chapter.hpp>
-#include <attn/language_model.hpp>
-#include <attn/transformer.hpp>
+#include "agreement.hpp"
+#include <attn/book/chapter.hpp>
+#include "language_model.hpp"
+#include <attn/math/transformer.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/ostream.h>

@@ -1,7 +1,7 @@
 // Chapter 03's exercises, answered. Reference solutions: look only after trying.
 #include "03_qkv_projections.hpp"
 
-#include <attn/validate.hpp>
+#include <attn/math/validate.hpp>
 
 #include <cmath>
 #include <stdexcept>

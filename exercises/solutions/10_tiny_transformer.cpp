@@ -1,7 +1,7 @@
 // Chapter 10's exercises, answered. Reference solutions: look only after trying.
 #include "10_tiny_transformer.hpp"
 
-#include <attn/validate.hpp>
+#include <attn/math/validate.hpp>
 
 #include <cmath>
 #include <stdexcept>

@@ -3,8 +3,8 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/examples.hpp>
-#include <attn/softmax.hpp>
+#include <01_raw_attention/money_bank_river.hpp>
+#include <attn/math/softmax.hpp>
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/attention.hpp>
-#include <attn/examples.hpp>
+#include <attn/math/attention.hpp>
+#include <02_nimbus_raw/nimbus_thread.hpp>
 
 #include <gtest/gtest.h>
 

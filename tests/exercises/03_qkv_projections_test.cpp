@@ -3,9 +3,9 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/attention.hpp>
-#include <attn/examples.hpp>
-#include <attn/validate.hpp>
+#include <attn/math/attention.hpp>
+#include <02_nimbus_raw/nimbus_thread.hpp>
+#include <attn/math/validate.hpp>
 
 #include <gtest/gtest.h>
 

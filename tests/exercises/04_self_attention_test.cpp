@@ -3,9 +3,9 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/attention.hpp>
-#include <attn/examples.hpp>
-#include <attn/numpy_random.hpp>
+#include <attn/math/attention.hpp>
+#include <04_self_attention/random_sentence.hpp>
+#include <attn/numpy/numpy_random.hpp>
 
 #include <gtest/gtest.h>
 

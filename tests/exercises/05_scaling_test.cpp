@@ -3,8 +3,8 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/backward.hpp>
-#include <attn/softmax.hpp>
+#include <attn/math/backward.hpp>
+#include <attn/math/softmax.hpp>
 
 #include <gtest/gtest.h>
 

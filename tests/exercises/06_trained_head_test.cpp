@@ -4,8 +4,8 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/softmax.hpp>
-#include <attn/training.hpp>
+#include <attn/math/softmax.hpp>
+#include <attn/math/training.hpp>
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/positions.hpp>
+#include <attn/math/positions.hpp>
 
 #include <gtest/gtest.h>
 

@@ -3,10 +3,10 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/mask.hpp>
-#include <attn/multi_head.hpp>
-#include <attn/numpy_random.hpp>
-#include <attn/validate.hpp>
+#include <attn/math/mask.hpp>
+#include <attn/math/multi_head.hpp>
+#include <attn/numpy/numpy_random.hpp>
+#include <attn/math/validate.hpp>
 
 #include <gtest/gtest.h>
 

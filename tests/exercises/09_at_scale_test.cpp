@@ -5,9 +5,9 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/numpy_random.hpp>
-#include <attn/softmax.hpp>
-#include <attn/streaming.hpp>
+#include <attn/numpy/numpy_random.hpp>
+#include <attn/math/softmax.hpp>
+#include <attn/math/streaming.hpp>
 
 #include <gtest/gtest.h>
 

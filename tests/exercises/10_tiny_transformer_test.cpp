@@ -4,9 +4,9 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/layers.hpp>
-#include <attn/numpy_random.hpp>
-#include <attn/validate.hpp>
+#include <attn/math/layers.hpp>
+#include <attn/numpy/numpy_random.hpp>
+#include <attn/math/validate.hpp>
 
 #include <gtest/gtest.h>
 

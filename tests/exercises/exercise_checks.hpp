@@ -3,7 +3,7 @@
 // the finite differences that several gradients are checked against.
 #pragma once
 
-#include <attn/validate.hpp>
+#include <attn/math/validate.hpp>
 
 #include <armadillo>
 #include <gtest/gtest.h>

@@ -10,7 +10,7 @@
 // Input: the first byte picks the chapter; the rest is the arguments, separated by newlines or
 // NUL bytes. The promise checked: every command line ends in exit code 0 (--help, or a command
 // line the story would run with) or 2 (a bad one), and nothing throws, crashes or leaks.
-#include <attn/chapter.hpp>
+#include <attn/book/chapter.hpp>
 
 #include <array>
 #include <cstddef>

@@ -12,7 +12,7 @@
 //   infinity as itself, a finite number to the 8 digits numpy prints;
 // - rounding keeps NaN as NaN and a finite number within half a unit of its last digit, unless
 //   numpy's scaling by 10^digits overflows.
-#include <attn/numpy_print.hpp>
+#include <attn/numpy/numpy_print.hpp>
 
 #include <armadillo>
 

@@ -6,7 +6,7 @@
 // - the text is accepted exactly when it is one or more digits 0-9; anything else throws
 //   std::invalid_argument;
 // - an accepted seed below 2^64 hashes to the same state as the same number given as an integer.
-#include <attn/numpy_random.hpp>
+#include <attn/numpy/numpy_random.hpp>
 
 #include <algorithm>
 #include <cstddef>

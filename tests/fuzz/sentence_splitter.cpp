@@ -7,7 +7,7 @@
 // - no word is empty, and no word contains an ASCII whitespace byte;
 // - the words appear in the input in order, each one a run of its bytes;
 // - splitting the words joined by single spaces gives the same words.
-#include <attn/grid_text.hpp>
+#include <attn/book/grid_text.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
-#include "attn/article_check.hpp"
+#include "attn/book/article_check.hpp"
 
-#include "attn/numpy_print.hpp"
-#include "attn/validate.hpp"
+#include "attn/numpy/numpy_print.hpp"
+#include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

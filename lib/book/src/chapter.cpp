@@ -1,4 +1,4 @@
-#include "attn/chapter.hpp"
+#include "attn/book/chapter.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

@@ -1,8 +1,9 @@
-#include "attn/grid_text.hpp"
+#include "attn/book/grid_text.hpp"
 
-#include "attn/validate.hpp"
+#include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -177,6 +178,14 @@ std::string vector_text(const arma::mat& values, int decimals) {
   for (arma::uword i = 0; i < values.n_elem; ++i)
     text += (i ? ", " : "") + fixed(values(i), decimals);
   return text + "]";
+}
+
+arma::uword token_index(const std::vector<std::string>& tokens, const std::string& token) {
+  const auto found = std::find(tokens.begin(), tokens.end(), token);
+  if (found == tokens.end())
+    throw std::invalid_argument(fmt::format("unknown token \"{}\"; the tokens are: {}", token,
+                                            fmt::join(tokens, ", ")));
+  return static_cast<arma::uword>(found - tokens.begin());
 }
 
 }  // namespace attn

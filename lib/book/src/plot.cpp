@@ -1,6 +1,6 @@
-#include "attn/plot.hpp"
+#include "attn/book/plot.hpp"
 
-#include "attn/validate.hpp"
+#include "attn/math/validate.hpp"
 
 // Armadillo must come before gnuplot-iostream, or gnuplot-iostream does not recognise
 // Armadillo types and silently sends matrices as flat lists.

@@ -1,4 +1,4 @@
-#include "attn/resident.hpp"
+#include "attn/book/resident.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
-#include "attn/attention.hpp"
+#include "attn/math/attention.hpp"
 
-#include "attn/softmax.hpp"
-#include "attn/validate.hpp"
+#include "attn/math/softmax.hpp"
+#include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
 

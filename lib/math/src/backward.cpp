@@ -1,6 +1,6 @@
-#include "attn/backward.hpp"
+#include "attn/math/backward.hpp"
 
-#include "attn/validate.hpp"
+#include "attn/math/validate.hpp"
 
 namespace attn {
 

@@ -1,6 +1,6 @@
-#include "attn/fit.hpp"
+#include "attn/math/fit.hpp"
 
-#include "attn/validate.hpp"
+#include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
-#include "attn/gradient_check.hpp"
+#include "attn/math/gradient_check.hpp"
 
-#include "attn/validate.hpp"
+#include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
 

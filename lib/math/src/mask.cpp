@@ -1,6 +1,6 @@
-#include "attn/mask.hpp"
+#include "attn/math/mask.hpp"
 
-#include "attn/validate.hpp"
+#include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
-#include "attn/multi_head.hpp"
+#include "attn/math/multi_head.hpp"
 
-#include "attn/backward.hpp"
-#include "attn/validate.hpp"
+#include "attn/math/backward.hpp"
+#include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
 

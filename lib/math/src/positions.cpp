@@ -1,6 +1,6 @@
-#include "attn/positions.hpp"
+#include "attn/math/positions.hpp"
 
-#include "attn/validate.hpp"
+#include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
-#include "attn/softmax.hpp"
+#include "attn/math/softmax.hpp"
 
-#include "attn/validate.hpp"
+#include "attn/math/validate.hpp"
 
 namespace attn {
 

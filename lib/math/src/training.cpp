@@ -1,9 +1,9 @@
-#include "attn/training.hpp"
+#include "attn/math/training.hpp"
 
-#include "attn/attention.hpp"
-#include "attn/backward.hpp"
-#include "attn/softmax.hpp"
-#include "attn/validate.hpp"
+#include "attn/math/attention.hpp"
+#include "attn/math/backward.hpp"
+#include "attn/math/softmax.hpp"
+#include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
-#include "attn/transformer.hpp"
+#include "attn/math/transformer.hpp"
 
-#include "attn/positions.hpp"
-#include "attn/validate.hpp"
+#include "attn/math/positions.hpp"
+#include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "attn/validate.hpp"
+#include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "attn/numpy_print.hpp"
+#include "attn/numpy/numpy_print.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
-// Implementation of attn/numpy_random.hpp: numpy 1.24's default_rng stream.
+// Implementation of attn/numpy/numpy_random.hpp: numpy 1.24's default_rng stream.
 // Written from the algorithm description (constants, bit layouts, order of operations);
 // the ziggurat tables are computed at first use rather than pasted in.
-#include "attn/numpy_random.hpp"
+#include "attn/numpy/numpy_random.hpp"
 
 #include <cmath>
 #include <cstddef>

@@ -1,0 +1,119 @@
+/// \file
+/// \brief Multi-head attention, computed as PyTorch's `nn.MultiheadAttention` computes it.
+///
+/// \f$h\f$ heads of width \f$d_k = d_{\text{model}} / h\f$. Head \f$k\f$ uses columns
+/// \f$k d_k \dots (k+1) d_k - 1\f$ of \f$W_Q\f$, \f$W_K\f$, \f$W_V\f$ (each
+/// \f$d_{\text{model}} \times d_{\text{model}}\f$) and writes its output into the same columns
+/// of the concatenation, which \f$W_O\f$ projects back:
+///
+/// \f[ \mathrm{head}_k = \mathrm{softmax}\!\Big(\frac{Q_k K_k^\top}{\sqrt{d_k}}\Big) V_k,\qquad
+///     \mathrm{MultiHead} = [\mathrm{head}_1, \dots, \mathrm{head}_h]\, W_O + b_O \f]
+///
+/// with \f$Q = X_q W_Q + b_Q\f$ and so on. PyTorch stores the transposes: its
+/// `in_proj_weight` is \f$[W_Q^\top; W_K^\top; W_V^\top]\f$ stacked in that order, `q, k, v`,
+/// into a \f$(3 d_{\text{model}} \times d_{\text{model}})\f$ matrix, and `out_proj.weight` is
+/// \f$W_O^\top\f$.
+#pragma once
+
+#include "attn/math/attention.hpp"
+#include "attn/math/mask.hpp"
+
+#include <armadillo>
+
+#include <vector>
+
+namespace attn {
+
+/// \brief The weights of one multi-head attention layer.
+struct MultiHeadWeights {
+  arma::uword heads = 1;  ///< \f$h\f$; must divide \f$d_{\text{model}}\f$.
+  arma::mat W_Q;          ///< `(d_model × d_model)`: the heads' query projections side by side.
+  arma::mat W_K;          ///< `(d_model × d_model)`.
+  arma::mat W_V;          ///< `(d_model × d_model)`.
+  arma::mat W_O;          ///< `(d_model × d_model)`: the output projection.
+  arma::rowvec b_Q;       ///< `(1 × d_model)`, or empty for no bias (all four or none).
+  arma::rowvec b_K;       ///< `(1 × d_model)` or empty.
+  arma::rowvec b_V;       ///< `(1 × d_model)` or empty.
+  arma::rowvec b_O;       ///< `(1 × d_model)` or empty.
+};
+
+/// \brief Everything a multi-head pass produces.
+struct MultiHead {
+  arma::mat Q;                   ///< `(n × d_model)`: \f$X_q W_Q + b_Q\f$, the heads side by side.
+  arma::mat K;                   ///< `(m × d_model)`: \f$X_k W_K + b_K\f$.
+  arma::mat V;                   ///< `(m × d_model)`: \f$X_v W_V + b_V\f$.
+  std::vector<Attention> heads;  ///< per head: scores and weights `(n × m)`, output `(n × d_k)`.
+  arma::mat concat;              ///< `(n × d_model)`: the heads' outputs side by side.
+  arma::mat output;              ///< `(n × d_model)`: `concat W_O + b_O`.
+};
+
+/// \brief The columns of head \p k: the \p heads blocks of \p X, each `(n × d / heads)`.
+/// \param X `(n × d)`. \param heads \f$h\f$, dividing \f$d\f$.
+/// \return \f$h\f$ matrices `(n × d/h)`, head 0 first. Entries are copied as they are, NaN
+///         and ±∞ included, and an \p X of 0 rows gives blocks of 0 rows.
+/// \throws InputError if \p heads is 0 or does not divide the columns of \p X, or \p X has
+///         no column.
+std::vector<arma::mat> split_heads(const arma::mat& X, arma::uword heads);
+
+/// \brief The inverse of split_heads(): the blocks side by side.
+/// \param blocks \f$h\f$ matrices with the same number of rows.
+/// \return `(n × Σ widths)`; entries are copied as they are, NaN and ±∞ included.
+/// \throws ShapeError if the rows differ (the message names both shapes).
+/// \throws InputError if \p blocks is empty.
+arma::mat concat_heads(const std::vector<arma::mat>& blocks);
+
+/// \brief Multi-head attention of queries \p query over keys \p key and values \p value.
+/// \param query `X_q: (n × d_model)`. \param key `X_k: (m × d_model)`.
+/// \param value `X_v: (m × d_model)`. \param W the layer's weights.
+/// \return the heads, their concatenation and the output.
+/// \throws ShapeError naming the shapes if a matrix does not fit.
+/// \throws InputError if \p query or \p key is empty, if an input or a weight holds a NaN or
+///         an infinity (it is named), if \p W's head count does not divide
+///         \f$d_{\text{model}}\f$ or if only some biases are given.
+MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key,
+                               const arma::mat& value, const MultiHeadWeights& W);
+
+/// \brief multi_head_attention() with a mask applied in every head.
+/// \param query,key,value,W as for multi_head_attention(). \param mask `(n × m)`.
+/// \return the heads, their concatenation and the output.
+/// \throws as multi_head_attention() and attend() with a mask do.
+MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key,
+                               const arma::mat& value, const MultiHeadWeights& W,
+                               const Mask& mask);
+
+/// \brief The heads' weights averaged, as `nn.MultiheadAttention` returns them by default
+///        (`need_weights=True, average_attn_weights=True`).
+/// \param result a multi-head pass. \return `(n × m)`.
+/// \throws InputError if \p result has no heads.
+/// \throws ShapeError if two heads' weights differ in shape (both shapes are named).
+arma::mat average_weights(const MultiHead& result);
+
+/// \brief The number of learned numbers in one layer: \f$4 d^2\f$, plus \f$4d\f$ with biases.
+/// \param d_model \f$d\f$. \param heads \f$h\f$ (the count does not depend on it, but it must
+///        divide \f$d\f$). \param biases whether the four biases are learned.
+/// \return 2,362,368 for \f$d = 768\f$, 12 heads, with biases, as PyTorch counts.
+/// \throws InputError if \p heads or \p d_model is 0, or \p heads does not divide \p d_model.
+arma::uword multi_head_parameters(arma::uword d_model, arma::uword heads, bool biases);
+
+/// \brief Gradients of a multi-head pass with respect to its inputs and weights.
+struct MultiHeadGradients {
+  arma::mat d_query;    ///< `(n × d_model)`.
+  arma::mat d_key;      ///< `(m × d_model)`.
+  arma::mat d_value;    ///< `(m × d_model)`.
+  MultiHeadWeights dW;  ///< every weight's gradient (biases empty where \p W has none).
+};
+
+/// \brief Backward pass of multi_head_attention(), with or without a mask (the forward pass
+///        carries the projections and the masked weights, so nothing is computed twice).
+/// \param query,key,value,W the forward pass's inputs. \param forward its result.
+/// \param d_output `(n × d_model)`: the gradient with respect to the output.
+/// \return the gradients.
+/// \throws ShapeError if \p d_output does not fit, if an input is not the shape of its
+///         projection in \p forward or if \p forward has a different number of heads.
+/// \throws InputError if \p d_output or a weight holds a NaN or an infinity, or as
+///         multi_head_attention() does for \p W.
+MultiHeadGradients multi_head_backward(const arma::mat& query, const arma::mat& key,
+                                       const arma::mat& value, const MultiHeadWeights& W,
+                                       const MultiHead& forward, const arma::mat& d_output);
+
+}  // namespace attn

@@ -1,0 +1,103 @@
+// Bad input to chapter 10's experiment: its language and its language model name what is wrong
+// (a NaN score, a count that does not fit, a sentence or slot they cannot use, a learning rate
+// that is not finite) instead of reading past an end.
+#include <10_tiny_transformer/agreement.hpp>
+#include <10_tiny_transformer/language_model.hpp>
+#include <attn/math/transformer.hpp>
+#include <attn/math/validate.hpp>
+#include <attn/numpy/numpy_random.hpp>
+
+#include "bad_input.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+namespace ag = attn::agreement;
+
+using attn_bad_input::kInf;
+using attn_bad_input::kNaN;
+using attn_bad_input::ThrowsNaming;
+
+TEST(BadInput, AccuracyRejectsNaNScoresButTakesInfinities) {
+  const std::vector<ag::Sentence> sentences = ag::generate(3, 2);
+  std::vector<arma::mat> scores = ag::bigram_scores(ag::bigram_counts(sentences), sentences);
+  scores[1](sentences[1].verb_slot, ag::word_id("was")) = kNaN;
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { ag::accuracy(sentences, scores); },
+                                             "sentence 1 hold a NaN"));
+  // −∞ is a score like any other: the log-probability of a word never seen.
+  for (std::size_t k = 0; k < sentences.size(); ++k) {
+    scores[k].fill(-kInf);
+    const bool plural = sentences[k].subject_plural;
+    scores[k](sentences[k].verb_slot, ag::word_id(plural ? "were" : "was")) = 0.0;
+    scores[k](sentences[k].pronoun_slot, ag::word_id(plural ? "they" : "it")) = 0.0;
+  }
+  EXPECT_EQ(ag::accuracy(sentences, scores).all, 1.0);
+  ag::Sentence late = sentences[0];
+  late.pronoun_slot = 40;  // used to read past the scores' last row
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [&] { ag::accuracy({late}, {scores[0]}); }, "slots"));
+  EXPECT_EQ(ag::accuracy({}, {}).all, 0.0);  // documented: no slot, 0
+}
+
+TEST(BadInput, BigramFunctionsCheckTheirCounts) {
+  const std::vector<ag::Sentence> sentences = ag::generate(5, 3);
+  arma::mat counts = ag::bigram_counts(sentences);
+  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>([&] { ag::bigram_loss(arma::mat(2, 2), sentences); },
+                                             "counts is (2 × 2)"));
+  counts(0, 1) = kNaN;  // the loss used to be NaN
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { ag::bigram_loss(counts, sentences); },
+                                             "counts has a non-finite entry"));
+  counts(0, 1) = -3.0;
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { ag::bigram_scores(counts, sentences); },
+                                             "negative count -3"));
+  ag::Sentence unknown = sentences[0];
+  unknown.tokens(2) = 99;
+  EXPECT_TRUE(ThrowsNaming<std::out_of_range>([&] { ag::bigram_counts({unknown}); }, "id 99"));
+  ag::Sentence empty;
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [&] { ag::bigram_scores(ag::bigram_counts(sentences), {empty}); }, "no token"));
+  EXPECT_EQ(ag::bigram_loss(ag::bigram_counts(sentences), {}), 0.0);  // documented: no word, 0
+  EXPECT_EQ(ag::loss_floor({}), 0.0);
+}
+
+attn::TransformerWeights small_model() {
+  const attn::TransformerConfig config{35, 8, 2, 1, 16, 13, true};
+  attn::numpy::Generator rng = attn::numpy::default_rng(41);
+  return attn::init_transformer(config, [&](arma::uword r, arma::uword c) { return rng.normal(r, c); });
+}
+
+TEST(BadInput, LanguageModelNamesSentencesAndSlotsItCannotUse) {
+  const attn::TransformerWeights model = small_model();
+  ag::Sentence one;
+  one.tokens = {ag::word_id("the")};  // no input word before its last
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { ag::attention_grids(model, one); },
+                                             "attention_grids: a sentence of 1 token(s)"));
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { ag::attention_figure("f", model, ag::Sentence{}); },
+                                             "attention_figure: a sentence of 0 token(s)"));
+  const std::vector<ag::Sentence> sentences = ag::generate(2, 2);
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [&] { ag::head_focus(model, sentences, [](const ag::Sentence&) { return arma::uword{99}; }); },
+      "slot 99"));
+  attn::TransformerWeights broken = model;
+  broken.unembedding(0, 0) = kNaN;  // the logits, and so the loss, used to be NaN
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { ag::evaluate(broken, sentences); }, "unembedding"));
+  EXPECT_TRUE(ag::next_word_logits(model, {}).empty());
+}
+
+TEST(BadInput, TrainRejectsANaNOrInfiniteLearningRate) {
+  const std::vector<ag::Sentence> sentences = ag::generate(2, 2);
+  const attn::TransformerConfig config{35, 8, 2, 1, 16, 13, true};
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [&] { ag::train(config, {1, 1, kNaN, 1, 0}, sentences, sentences); }, "learning rate"));
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [&] { ag::train(config, {1, 1, kInf, 1, 0}, sentences, sentences); }, "learning rate inf"));
+}
+
+}  // namespace

@@ -1,0 +1,206 @@
+// The plotter's checks run whether or not gnuplot is there, so a bad figure is caught in CI too.
+#include <attn/book/plot.hpp>
+#include <attn/math/validate.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+namespace {
+
+attn::Plotter disabled_plotter(std::ostringstream& log) {
+  static std::ostringstream out;
+  return attn::Plotter({false, "unused", false}, out, log);
+}
+
+TEST(Plotter, DisabledSaysSoOnce) {
+  std::ostringstream log;
+  const attn::Plotter p = disabled_plotter(log);
+  EXPECT_FALSE(p.active());
+  EXPECT_EQ(log.str(), "plots skipped (--no-plots)\n");
+}
+
+TEST(Plotter, HeatmapLabelsMustMatchTheGrid) {
+  std::ostringstream log;
+  attn::Plotter p = disabled_plotter(log);
+  const attn::Heatmap bad{"x", "t", {"a", "b"}, {"a", "b", "c"}, arma::mat(2, 2, arma::fill::zeros)};
+  EXPECT_THROW(p.heatmap(bad), attn::ShapeError);
+  EXPECT_THROW(p.heatmaps({"x", "t", {}}), attn::InputError);
+}
+
+TEST(Plotter, ArrowsMustBeTwoDimensional) {
+  std::ostringstream log;
+  attn::Plotter p = disabled_plotter(log);
+  EXPECT_THROW(p.vectors({"x", "t", {{"a", arma::rowvec{1.0, 2.0, 3.0}, "red"}}}), attn::ShapeError);
+  EXPECT_THROW(p.bars({"x", "t", {"a"}, {{"w", arma::rowvec{0.5, 0.5}, "blue"}}, "w"}),
+               attn::ShapeError);
+}
+
+std::string bytes_of(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// tests/fake-gnuplot/gnuplot reads two lines, writes junk where it was told to draw, and dies.
+// The figure here is two 40 × 40 panels, about 100 kB of data: more than a pipe holds, so the
+// plotter is still writing when gnuplot has gone. It must neither die of SIGPIPE nor touch the
+// figure already in the folder, and must leave no temporary file behind.
+TEST(Plotter, GnuplotDyingHalfWayKeepsThePreviousFigure) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "plotter-dying-gnuplot";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const fs::path figure = folder / "big.png";
+  std::ofstream(figure, std::ios::binary) << "the previous figure";
+
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (std::string(ATTN_FAKE_GNUPLOT_DIR) + ":" + path).c_str(), 1);
+  std::ostringstream out, log;
+  attn::Plotter p({true, folder, false}, out, log);
+  ::setenv("PATH", path.c_str(), 1);
+  ASSERT_TRUE(p.active());
+
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 40; ++i) tokens.push_back("token" + std::to_string(i));
+  const arma::mat grid(40, 40, arma::fill::randu);
+  const attn::Heatmap panel{"", "panel", tokens, tokens, grid};
+  p.heatmaps({"big", "two large panels", {panel, panel}});
+
+  EXPECT_EQ(log.str(), "warning: gnuplot did not draw " + figure.string() +
+                           "; the previous figure is kept\n");
+  EXPECT_EQ(bytes_of(figure), "the previous figure");
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 1)
+      << "a temporary file was left in " << folder;
+}
+
+// gnuplot runs to the end but one command failed (here a key position it does not know):
+// GPVAL_ERRNO is then not 0, and the half-made figure must not replace the previous one.
+TEST(Plotter, AFailedGnuplotCommandKeepsThePreviousFigure) {
+  namespace fs = std::filesystem;
+  ASSERT_FALSE(attn::find_on_path("gnuplot").empty())
+      << "gnuplot (gnuplot-nox) is a build dependency: scripts/install-deps installs it";
+  const fs::path folder = fs::path(::testing::TempDir()) / "plotter-failed-command";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const fs::path figure = folder / "curve.png";
+  std::ofstream(figure, std::ios::binary) << "the previous figure";
+  std::ostringstream out, log;
+  attn::Plotter p({true, folder, false}, out, log);
+  attn::LinePlot plot{"curve", "a curve", "x", "y", arma::rowvec{1.0, 2.0},
+                      {{"y", arma::rowvec{1.0, 4.0}, "black"}}};
+  plot.key_at = "nowhere known";
+  p.lines(plot);
+  EXPECT_EQ(log.str(), "warning: gnuplot did not draw " + figure.string() +
+                           "; the previous figure is kept\n");
+  EXPECT_EQ(bytes_of(figure), "the previous figure");
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 1);
+}
+
+TEST(FindOnPath, FindsShellButNotNonsense) {
+  EXPECT_FALSE(attn::find_on_path("sh").empty());
+  EXPECT_TRUE(attn::find_on_path("no-such-program-anywhere").empty());
+}
+
+}  // namespace
+
+namespace {
+
+// The weights' colour scale, as gnuplot's `set palette defined` mixes it: the stops exactly,
+// linear in RGB between them, clamped outside 0..1.
+TEST(WeightColour, FollowsThePaletteStops) {
+  const auto& stops = attn::weight_palette();
+  ASSERT_EQ(stops.size(), 3u);
+  EXPECT_EQ(attn::weight_colour(0.0), stops[0].colour);
+  EXPECT_EQ(attn::weight_colour(0.5), stops[1].colour);
+  EXPECT_EQ(attn::weight_colour(1.0), stops[2].colour);
+  EXPECT_EQ(attn::weight_colour(-3.0), stops[0].colour);
+  EXPECT_EQ(attn::weight_colour(7.0), stops[2].colour);
+  // Half-way from #6baed6 to #08306b: (107 + 8) / 2 = 57.5, (174 + 48) / 2 = 111, (214 + 107) / 2 = 160.5.
+  EXPECT_EQ(attn::weight_colour(0.75), "#3a6fa1");
+  EXPECT_THROW(attn::weight_colour(std::nan("")), attn::InputError);
+}
+
+TEST(WeightColour, DarkCellsAreAboveSixTenths) {
+  EXPECT_FALSE(attn::dark_weight(0.6));
+  EXPECT_TRUE(attn::dark_weight(0.61));
+}
+
+TEST(PageData, WrittenNextToTheFiguresEvenWithoutGnuplot) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "page-data" / "figures";
+  fs::remove_all(folder.parent_path());
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", "/nonexistent", 1);
+  std::ostringstream out, log;
+  attn::Plotter p({true, folder, false}, out, log);
+  ::setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(p.active());
+  p.page_data("walk.js", "window.x = 1;\n");
+  EXPECT_EQ(bytes_of(folder / "walk.js"), "window.x = 1;\n");
+  EXPECT_NE(log.str().find("wrote " + (folder / "walk.js").string()), std::string::npos) << log.str();
+  p.page_data("walk.js", "window.x = 2;\n");
+  EXPECT_EQ(bytes_of(folder / "walk.js"), "window.x = 2;\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 1)
+      << "a temporary file was left in " << folder;
+}
+
+TEST(PageData, NotWrittenWithNoPlotsOrInTheTerminal) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "page-data-off";
+  fs::remove_all(folder);
+  std::ostringstream out, log;
+  attn::Plotter({false, folder, false}, out, log).page_data("walk.js", "x");
+  attn::Plotter({true, folder, true}, out, log).page_data("walk.js", "x");
+  EXPECT_FALSE(fs::exists(folder / "walk.js"));
+}
+
+TEST(PageData, RefusesPathsAndReportsAFolderItCannotMake) {
+  namespace fs = std::filesystem;
+  std::ostringstream out, log;
+  attn::Plotter off({false, "unused", false}, out, log);
+  for (const char* bad : {"", ".", "..", "../walk.js", "sub/walk.js", "/tmp/walk.js"})
+    EXPECT_THROW(off.page_data(bad, "x"), attn::InputError) << '"' << bad << '"';
+
+  const fs::path blocker = fs::path(::testing::TempDir()) / "page-data-blocker";
+  fs::remove_all(blocker);
+  std::ofstream(blocker) << "a file where the folder should be";
+  std::ostringstream log2;
+  attn::Plotter p({true, blocker / "figures", false}, out, log2);
+  p.page_data("walk.js", "x");
+  EXPECT_NE(log2.str().find("warning: could not write " + (blocker / "figures" / "walk.js").string() +
+                            "; there is no file"),
+            std::string::npos)
+      << log2.str();
+}
+
+TEST(TickLabels, WriteEveryNthIndex) {
+  EXPECT_EQ(attn::tick_labels(5, 2), (std::vector<std::string>{"0", "", "2", "", "4"}));
+  EXPECT_EQ(attn::tick_labels(0, 3), std::vector<std::string>{});
+  EXPECT_THROW(attn::tick_labels(4, 0), attn::InputError);
+}
+
+// A heatmap with values written in its cells is skipped beyond 40 tokens; one drawn in colours
+// only (a position encoding) is not.
+TEST(Plotter, LargeGridsAreDrawnWhenNoValuesAreWritten) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "plotter-large-grid";
+  fs::remove_all(folder);
+  std::ostringstream out, log;
+  attn::Plotter p({true, folder, false}, out, log);
+  ASSERT_TRUE(p.active()) << "gnuplot (gnuplot-nox) is a build dependency";
+  attn::Heatmap grid{"big", "big", attn::tick_labels(50, 10), attn::tick_labels(64, 16),
+                     arma::mat(50, 64, arma::fill::randu), attn::ColourScale::scores};
+  p.heatmap(grid);
+  EXPECT_NE(log.str().find("figure big skipped: 64 tokens are too many"), std::string::npos) << log.str();
+  grid.write_values = false;
+  p.heatmap(grid);
+  EXPECT_TRUE(fs::is_regular_file(folder / "big.png")) << log.str();
+}
+
+}  // namespace

@@ -1,0 +1,179 @@
+// Masks and multi-head attention against PyTorch itself, in float64
+// (tests/data/generate_torch_fixtures.py): nn.MultiheadAttention with its "True = may not"
+// masks, and F.scaled_dot_product_attention with its "True = may" mask. Forward passes agree
+// within 1e-12, gradients within 1e-10. Chapter 10's transformer: loss, logits and every
+// gradient within 1e-10.
+#include <attn/math/attention.hpp>
+#include <attn/math/mask.hpp>
+#include <attn/math/multi_head.hpp>
+#include <attn/math/transformer.hpp>
+
+#include <gtest/gtest.h>
+
+#include "fixture_blocks.hpp"
+
+#include <string>
+
+namespace {
+
+constexpr double kForward = 1e-12;
+constexpr double kGradient = 1e-10;
+
+const std::map<std::string, arma::mat>& mha() {
+  static const auto blocks = attn_test::fixture_blocks("torch_multihead.txt");
+  return blocks;
+}
+
+const arma::mat& at(const std::string& name) {
+  const auto found = mha().find(name);
+  if (found == mha().end()) throw std::runtime_error("torch_multihead.txt has no case " + name);
+  return found->second;
+}
+
+attn::MultiHeadWeights torch_weights() {
+  return {3, at("W_Q"), at("W_K"), at("W_V"), at("W_O"),
+          at("b_Q"), at("b_K"), at("b_V"), at("b_O")};
+}
+
+double gap(const arma::mat& ours, const arma::mat& theirs) {
+  EXPECT_EQ(ours.n_rows, theirs.n_rows);
+  EXPECT_EQ(ours.n_cols, theirs.n_cols);
+  return arma::abs(ours - theirs).max();
+}
+
+TEST(TorchMultiheadAttention, PlainOutputAndWeights) {
+  const attn::MultiHead ours =
+      attn::multi_head_attention(at("input q"), at("input k"), at("input v"), torch_weights());
+  EXPECT_LE(gap(ours.output, at("plain output")), kForward);
+  EXPECT_LE(gap(attn::average_weights(ours), at("plain weights averaged")), kForward);
+  for (arma::uword h = 0; h < 3; ++h)
+    EXPECT_LE(gap(ours.heads[h].weights, at("plain weights head " + std::to_string(h))), kForward)
+        << "head " << h;
+}
+
+TEST(TorchMultiheadAttention, ItsBooleanAttnMaskMeansMayNot) {
+  const arma::umat blocked = arma::conv_to<arma::umat>::from(at("attn_mask causal (True = may not attend)"));
+  const attn::Mask mask = attn::Mask::from_blocked(blocked);
+  EXPECT_EQ(mask.picture(), attn::Mask::causal(5).picture());
+  const attn::MultiHead ours =
+      attn::multi_head_attention(at("input q"), at("input k"), at("input v"), torch_weights(), mask);
+  EXPECT_LE(gap(ours.output, at("causal output")), kForward);
+  EXPECT_LE(gap(attn::average_weights(ours), at("causal weights averaged")), kForward);
+  for (arma::uword h = 0; h < 3; ++h)
+    EXPECT_LE(gap(ours.heads[h].weights, at("causal weights head " + std::to_string(h))), kForward);
+}
+
+TEST(TorchMultiheadAttention, KeyPaddingMaskForABatchOfTwoLengths) {
+  const arma::uword lengths[] = {5, 3};
+  for (arma::uword s = 0; s < 2; ++s) {
+    const arma::mat x = at("padded input " + std::to_string(s));  // a copy: GCC 14 warns of a
+                                                                   // dangling reference otherwise
+    const attn::MultiHead ours =
+        attn::multi_head_attention(x, x, x, torch_weights(), attn::Mask::padding(5, 5, lengths[s]));
+    EXPECT_LE(gap(ours.output, at("padded output " + std::to_string(s))), kForward) << s;
+    EXPECT_LE(gap(attn::average_weights(ours), at("padded weights averaged " + std::to_string(s))),
+              kForward) << s;
+  }
+}
+
+TEST(TorchMultiheadAttention, EveryGradientEqualsAutograds) {
+  const attn::MultiHeadWeights W = torch_weights();
+  const attn::Mask mask = attn::Mask::causal(5);
+  const arma::mat q = at("input q"), k = at("input k"), v = at("input v");
+  const attn::MultiHead forward = attn::multi_head_attention(q, k, v, W, mask);
+  const attn::MultiHeadGradients g = attn::multi_head_backward(q, k, v, W, forward, at("gradient R"));
+  EXPECT_LE(gap(g.d_query, at("gradient d_q")), kGradient);
+  EXPECT_LE(gap(g.d_key, at("gradient d_k")), kGradient);
+  EXPECT_LE(gap(g.d_value, at("gradient d_v")), kGradient);
+  EXPECT_LE(gap(g.dW.W_Q, at("gradient W_Q")), kGradient);
+  EXPECT_LE(gap(g.dW.W_K, at("gradient W_K")), kGradient);
+  EXPECT_LE(gap(g.dW.W_V, at("gradient W_V")), kGradient);
+  EXPECT_LE(gap(g.dW.W_O, at("gradient W_O")), kGradient);
+  EXPECT_LE(gap(g.dW.b_Q, at("gradient b_Q")), kGradient);
+  EXPECT_LE(gap(g.dW.b_K, at("gradient b_K")), kGradient);
+  EXPECT_LE(gap(g.dW.b_V, at("gradient b_V")), kGradient);
+  EXPECT_LE(gap(g.dW.b_O, at("gradient b_O")), kGradient);
+}
+
+TEST(TorchMultiheadAttention, ParameterCountIsTorchs) {
+  // sum(p.numel() for p in nn.MultiheadAttention(768, 12).parameters())
+  EXPECT_EQ(attn::multi_head_parameters(768, 12, true), 2362368u);
+}
+
+// F.scaled_dot_product_attention (torch 2.x): its boolean mask reads True as "may attend".
+class TorchScaledDotProduct : public ::testing::Test {
+ protected:
+  const std::map<std::string, arma::mat> sdpa = attn_test::fixture_blocks("torch_sdpa.txt");
+  const arma::mat q = sdpa.at("input q");
+  const arma::mat k = sdpa.at("input k");
+  const arma::mat v = sdpa.at("input v");
+  const double scale = attn::score_scale(q.n_cols);
+};
+
+TEST_F(TorchScaledDotProduct, IsCausalIsOurCausalMask) {
+  EXPECT_LE(gap(attn::attend(q, k, v, scale, attn::Mask::causal(q.n_rows)).output,
+                sdpa.at("is_causal output")), kForward);
+}
+
+TEST_F(TorchScaledDotProduct, ItsBooleanMaskMeansMay) {
+  const attn::Mask mask =
+      attn::Mask::from_allowed(arma::conv_to<arma::umat>::from(sdpa.at("bool mask (True = may attend)")));
+  EXPECT_EQ(mask.picture(), attn::Mask::causal(q.n_rows).picture());
+  EXPECT_LE(gap(attn::attend(q, k, v, scale, mask).output, sdpa.at("bool mask output")), kForward);
+}
+
+TEST_F(TorchScaledDotProduct, AnAdditiveMaskOfZeroAndMinusInfinityIsTheSame) {
+  const attn::Mask causal = attn::Mask::causal(q.n_rows);
+  EXPECT_LE(gap(attn::attend(q, k, v, scale, causal).output, sdpa.at("additive mask output")), kForward);
+  // The additive form of our mask is the float mask that was given to PyTorch.
+  const arma::mat add = causal.additive();
+  EXPECT_TRUE(arma::all(arma::vectorise((add == 0) == (sdpa.at("bool mask (True = may attend)") == 1))));
+}
+
+}  // namespace
+
+// Chapter 10's transformer against a model built from PyTorch's modules
+// (tests/data/generate_transformer_fixtures.py): one forward and backward pass over a batch of
+// three sentences, which PyTorch runs one at a time and we pack into one input.
+class TorchTransformer : public ::testing::Test {
+ protected:
+  static const std::map<std::string, arma::mat>& blocks() {
+    static const auto b = attn_test::fixture_blocks("torch_transformer.txt");
+    return b;
+  }
+  static const arma::mat& block(const std::string& name) {
+    const auto found = blocks().find(name);
+    if (found == blocks().end()) throw std::runtime_error("torch_transformer.txt has no " + name);
+    return found->second;
+  }
+  static attn::TransformerWeights weights() {
+    const arma::mat c = block("config");
+    attn::TransformerWeights w;
+    w.config = {arma::uword(c(0)), arma::uword(c(1)), arma::uword(c(2)), arma::uword(c(3)),
+                arma::uword(c(4)), arma::uword(c(5)), true};
+    w.blocks.resize(w.config.layers);
+    for (attn::BlockWeights& b : w.blocks) b.attention.heads = w.config.heads;
+    for (attn::NamedParameter& p : attn::model_parameters(w)) *p.value = block("weight " + p.name);
+    return w;
+  }
+  static attn::PackedBatch batch() {
+    std::vector<arma::uvec> sentences;
+    for (int s = 0; blocks().count("sentence " + std::to_string(s)); ++s)
+      sentences.push_back(arma::conv_to<arma::uvec>::from(block("sentence " + std::to_string(s))));
+    return attn::pack_sentences(sentences);
+  }
+};
+
+TEST_F(TorchTransformer, LossAndLogitsEqualPyTorch) {
+  const attn::TransformerStep step = attn::transformer_step(weights(), batch());
+  EXPECT_NEAR(step.loss, block("loss")(0, 0), kGradient);
+  EXPECT_LE(gap(step.logits, block("logits")), kGradient);
+}
+
+TEST_F(TorchTransformer, EveryGradientEqualsPyTorch) {
+  attn::TransformerStep step = attn::transformer_step(weights(), batch());
+  const std::vector<attn::NamedParameter> grads = attn::model_parameters(step.gradients);
+  EXPECT_EQ(grads.size(), 5 + 16 * step.gradients.blocks.size());  // E, 16 per block, LN_f, W_U, b_U
+  for (const attn::NamedParameter& g : grads)
+    EXPECT_LE(gap(*g.value, block("gradient " + g.name)), kGradient) << g.name;
+}
