@@ -13,8 +13,8 @@ namespace attn::numpy {
 
 double round(double x, int decimals) {
   if (decimals < 0 || decimals > 308)  // 10^decimals must be a finite double, and not 1/10^k
-    throw std::invalid_argument(fmt::format("numpy::round: decimals = {} must be from 0 to 308",
-                                            decimals));
+    throw std::invalid_argument(
+        fmt::format("numpy::round: decimals = {} must be from 0 to 308", decimals));
   const double scale = std::pow(10.0, decimals);
   return std::nearbyint(x * scale) / scale;  // nearbyint: ties to even, like np.rint
 }
@@ -25,7 +25,9 @@ arma::mat round(const arma::mat& x, int decimals) {
   return rounded;
 }
 
-std::string shape_str(const arma::mat& m) { return fmt::format("({}, {})", m.n_rows, m.n_cols); }
+std::string shape_str(const arma::mat& m) {
+  return fmt::format("({}, {})", m.n_rows, m.n_cols);
+}
 
 namespace {
 
@@ -42,7 +44,8 @@ std::string shortest(double x, std::chars_format format) {
   std::string s(buf, end);
   const std::size_t exp_at = std::min(s.find('e'), s.size());
   const std::size_t dot = s.find('.');
-  if (dot == std::string::npos || exp_at - dot - 1 <= kMaxDigits) return s;
+  if (dot == std::string::npos || exp_at - dot - 1 <= kMaxDigits)
+    return s;
   end = std::to_chars(buf, buf + sizeof buf, x, format, kMaxDigits).ptr;
   s.assign(buf, end);
   std::string mantissa = s.substr(0, std::min(s.find('e'), s.size()));
@@ -59,7 +62,8 @@ struct Pieces {
 };
 
 Pieces split(double x, bool scientific) {
-  std::string s = shortest(x, scientific ? std::chars_format::scientific : std::chars_format::fixed);
+  std::string s =
+      shortest(x, scientific ? std::chars_format::scientific : std::chars_format::fixed);
   Pieces p;
   const std::size_t e = s.find('e');
   if (e != std::string::npos) {
@@ -68,7 +72,8 @@ Pieces split(double x, bool scientific) {
   }
   const std::size_t dot = s.find('.');
   p.integer = s.substr(0, dot);
-  if (dot != std::string::npos) p.fraction = s.substr(dot + 1);
+  if (dot != std::string::npos)
+    p.fraction = s.substr(dot + 1);
   return p;
 }
 
@@ -76,7 +81,8 @@ Pieces split(double x, bool scientific) {
 Pieces padded(double x, std::size_t digits) {
   char buf[64];
   const auto end = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific,
-                                 static_cast<int>(digits)).ptr;
+                                 static_cast<int>(digits))
+                       .ptr;
   const std::string s(buf, end);
   const std::size_t dot = s.find('.'), e = s.find('e');
   return {s.substr(0, dot), s.substr(dot + 1, e - dot - 1), s.substr(e + 1)};
@@ -85,8 +91,8 @@ Pieces padded(double x, std::size_t digits) {
 // The shared layout numpy computes from all finite entries before printing any of them.
 struct Layout {
   bool scientific = false;
-  std::size_t pad_left = 0;       // width of the integer part
-  std::size_t pad_right = 0;      // width of everything after the point
+  std::size_t pad_left = 0;         // width of the integer part
+  std::size_t pad_right = 0;        // width of everything after the point
   std::size_t mantissa_digits = 0;  // scientific: fraction digits, zero-filled
   std::size_t exponent_digits = 0;  // scientific: exponent digits, zero-filled
 };
@@ -98,7 +104,8 @@ bool wants_scientific(const std::vector<double>& finite) {
       max_abs = std::max(max_abs, std::fabs(v));
       min_abs = std::min(min_abs, std::fabs(v));
     }
-  if (max_abs == 0.0) return false;
+  if (max_abs == 0.0)
+    return false;
   return max_abs >= 1e8 || min_abs < 1e-4 || max_abs / min_abs > 1000.0;
 }
 
@@ -106,9 +113,12 @@ Layout layout_for(const std::vector<double>& values) {
   std::vector<double> finite;
   bool has_nan = false, has_neg_inf = false, has_inf = false;
   for (double v : values) {
-    if (std::isfinite(v)) finite.push_back(v);
-    else if (std::isnan(v)) has_nan = true;
-    else (v < 0 ? has_neg_inf : has_inf) = true;
+    if (std::isfinite(v))
+      finite.push_back(v);
+    else if (std::isnan(v))
+      has_nan = true;
+    else
+      (v < 0 ? has_neg_inf : has_inf) = true;
   }
   Layout l;
   l.scientific = wants_scientific(finite);
@@ -124,7 +134,8 @@ Layout layout_for(const std::vector<double>& values) {
   }
   // "nan", "inf" and "-inf" are right-aligned in the full width of a number.
   const std::size_t after_point = l.pad_right + 1;
-  if (has_nan) l.pad_left = std::max(l.pad_left, 3 > after_point ? 3 - after_point : 0);
+  if (has_nan)
+    l.pad_left = std::max(l.pad_left, 3 > after_point ? 3 - after_point : 0);
   const std::size_t inf_len = has_neg_inf ? 4 : 3;
   if (has_inf || has_neg_inf)
     l.pad_left = std::max(l.pad_left, inf_len > after_point ? inf_len - after_point : 0);
@@ -137,7 +148,8 @@ std::string format_one(double x, const Layout& l) {
     return fmt::format("{:>{}}", word, l.pad_left + l.pad_right + 1);
   }
   const Pieces p = split(x, l.scientific);
-  if (!l.scientific) return fmt::format("{:>{}}.{:<{}}", p.integer, l.pad_left, p.fraction, l.pad_right);
+  if (!l.scientific)
+    return fmt::format("{:>{}}.{:<{}}", p.integer, l.pad_left, p.fraction, l.pad_right);
   // numpy pads a shorter mantissa (min_digits with unique=True) with the value's own further
   // digits, correctly rounded, not with zeros. They are zeros for every normal double, whose
   // shortest digits are exact to 15 places; a subnormal's are not: 5e-324 prints as
@@ -164,10 +176,11 @@ std::string row_str(const std::vector<double>& row, const Layout& l,
       line = hanging_indent;
     }
     line += word;
-    if (i + 1 < row.size()) line += ' ';
+    if (i + 1 < row.size())
+      line += ' ';
   }
   text += line;
-  return "[" + text.substr(hanging_indent.size()) + "]";
+  return fmt::format("[{}]", text.substr(hanging_indent.size()));
 }
 
 // Every entry of m, column by column.
@@ -184,7 +197,8 @@ std::string array_str(const arma::mat& values) {
 }
 
 std::string matrix_str(const arma::mat& values) {
-  if (values.is_empty()) return "[]";  // numpy prints any array of size 0 as "[]"
+  if (values.is_empty())
+    return "[]";  // numpy prints any array of size 0 as "[]"
   // One layout for all entries, so every column lines up. Each row is one level deeper than
   // the matrix: hanging indent "  " and width 74, less 1 for its own ']'. Rows are joined by
   // "\n", each after the matrix's hanging indent " ", whose first one becomes the '['.
@@ -192,10 +206,11 @@ std::string matrix_str(const arma::mat& values) {
   const std::string indent = " ";
   std::string text;
   for (arma::uword r = 0; r < values.n_rows; ++r) {
-    if (r > 0) text += "\n";
+    if (r > 0)
+      text += "\n";
     text += indent + row_str(entries(values.row(r)), l, indent + indent, kLineWidth - 2);
   }
-  return "[" + text.substr(indent.size()) + "]";
+  return fmt::format("[{}]", text.substr(indent.size()));
 }
 
 }  // namespace attn::numpy

@@ -24,7 +24,9 @@ constexpr std::size_t kArrays = 240;
 constexpr std::size_t kMatrices = 60;
 constexpr std::size_t kRounds = 1200;
 
-double from_hex(const std::string& text) { return std::strtod(text.c_str(), nullptr); }
+double from_hex(const std::string& text) {
+  return std::strtod(text.c_str(), nullptr);
+}
 
 // One printed case: `array NAME N` or `matrix NAME ROWS COLS`, its `in` lines, its `out` lines.
 struct PrintCase {
@@ -37,7 +39,8 @@ struct PrintCase {
 
   std::string input() const {
     std::string text;
-    for (const std::string& line : in_lines) text += "\n  in " + line;
+    for (const std::string& line : in_lines)
+      text += "\n  in " + line;
     return text;
   }
 };
@@ -61,12 +64,15 @@ std::vector<PrintCase> read_print_cases() {
       const std::string hex = line.size() > 3 ? line.substr(3) : "";
       std::istringstream words(hex);
       std::vector<double> row;
-      for (std::string w; words >> w;) row.push_back(from_hex(w));
+      for (std::string w; words >> w;)
+        row.push_back(from_hex(w));
       cases.back().in_lines.push_back(hex);
       cases.back().values.push_back(row);
     } else if (!cases.empty() && line.rfind("out ", 0) == 0) {
       std::string& e = cases.back().expected;
-      e += (e.empty() ? "" : "\n") + line.substr(4);
+      if (!e.empty())
+        e += "\n";
+      e += line.substr(4);
     }
   }
   return cases;
@@ -82,7 +88,8 @@ std::vector<PrintCase> read_print_cases() {
     if (c.values[r].size() != c.cols)
       return ::testing::AssertionFailure()
              << c.name << " row " << r << ": " << c.values[r].size() << " values, not " << c.cols;
-    for (arma::uword j = 0; j < c.cols; ++j) m(r, j) = c.values[r][j];
+    for (arma::uword j = 0; j < c.cols; ++j)
+      m(r, j) = c.values[r][j];
   }
   return ::testing::AssertionSuccess();
 }
@@ -128,14 +135,16 @@ TEST(NumpyRoundRandom, EveryNumberRoundsAsNumpyRoundedIt) {
   std::ifstream file(kData + "/numpy_round_random.txt");
   std::size_t compared = 0;
   for (std::string line; std::getline(file, line);) {
-    if (line.empty() || line[0] == '#') continue;
+    if (line.empty() || line[0] == '#')
+      continue;
     std::istringstream words(line);
     int decimals = -1;
     std::string x, expected;
     ASSERT_TRUE(words >> decimals >> x >> expected) << "unreadable line: " << line;
     const double ours = attn::numpy::round(from_hex(x), decimals);
     EXPECT_TRUE(same_double(ours, from_hex(expected)))
-        << "np.round(" << x << ", " << decimals << "): numpy " << expected << ", ours " << hex(ours);
+        << "np.round(" << x << ", " << decimals << "): numpy " << expected << ", ours "
+        << hex(ours);
     ++compared;
   }
   EXPECT_EQ(compared, kRounds) << "numpy_round_random.txt missing or truncated";

@@ -15,7 +15,9 @@ namespace {
 
 const std::string kData = ATTN_TEST_DATA_DIR;
 
-double from_hex(const std::string& text) { return std::strtod(text.c_str(), nullptr); }
+double from_hex(const std::string& text) {
+  return std::strtod(text.c_str(), nullptr);
+}
 
 struct PrintCase {
   arma::rowvec values;
@@ -29,11 +31,14 @@ std::vector<PrintCase> read_print_cases() {
     if (line.rfind("in", 0) == 0) {
       std::istringstream words(line.substr(2));
       std::vector<double> v;
-      for (std::string w; words >> w;) v.push_back(from_hex(w));
+      for (std::string w; words >> w;)
+        v.push_back(from_hex(w));
       cases.push_back({arma::rowvec(v), ""});
     } else if (line.rfind("out ", 0) == 0) {
       std::string& e = cases.back().expected;
-      e += (e.empty() ? "" : "\n") + line.substr(4);
+      if (!e.empty())
+        e += "\n";
+      e += line.substr(4);
     }
   }
   return cases;
@@ -42,7 +47,8 @@ std::vector<PrintCase> read_print_cases() {
 TEST(NumpyPrint, MatchesEveryArrayNumpyPrinted) {
   const auto cases = read_print_cases();
   ASSERT_GE(cases.size(), 40u) << "fixture file missing or truncated";
-  for (const PrintCase& c : cases) EXPECT_EQ(attn::numpy::array_str(c.values), c.expected);
+  for (const PrintCase& c : cases)
+    EXPECT_EQ(attn::numpy::array_str(c.values), c.expected);
 }
 
 struct MatrixCase {
@@ -66,11 +72,14 @@ std::vector<MatrixCase> read_matrix_cases() {
     } else if (line.rfind("in", 0) == 0) {
       std::istringstream words(line.substr(2));
       std::vector<double> row;
-      for (std::string w; words >> w;) row.push_back(from_hex(w));
+      for (std::string w; words >> w;)
+        row.push_back(from_hex(w));
       cases.back().rows.push_back(row);
     } else if (line.rfind("out ", 0) == 0) {
       std::string& e = cases.back().expected;
-      e += (e.empty() ? "" : "\n") + line.substr(4);
+      if (!e.empty())
+        e += "\n";
+      e += line.substr(4);
     }
   }
   return cases;
@@ -83,7 +92,8 @@ TEST(NumpyPrint, MatchesEveryMatrixNumpyPrinted) {
     ASSERT_EQ(c.rows.size(), c.values.n_rows) << c.name;
     for (arma::uword r = 0; r < c.values.n_rows; ++r) {
       ASSERT_EQ(c.rows[r].size(), c.values.n_cols) << c.name << " row " << r;
-      for (arma::uword j = 0; j < c.values.n_cols; ++j) c.values(r, j) = c.rows[r][j];
+      for (arma::uword j = 0; j < c.values.n_cols; ++j)
+        c.values(r, j) = c.rows[r][j];
     }
     EXPECT_EQ(attn::numpy::matrix_str(c.values), c.expected) << "case " << c.name;
   }
@@ -114,13 +124,16 @@ TEST(NumpyPrint, ColumnVectorsPrintLikeRows) {
   EXPECT_EQ(attn::numpy::array_str(arma::vec{1.0, 1.0}), "[1. 1.]");
 }
 
-TEST(NumpyPrint, ShapeIsATuple) { EXPECT_EQ(attn::numpy::shape_str(arma::mat(5, 8)), "(5, 8)"); }
+TEST(NumpyPrint, ShapeIsATuple) {
+  EXPECT_EQ(attn::numpy::shape_str(arma::mat(5, 8)), "(5, 8)");
+}
 
 TEST(NumpyRound, MatchesNumpyIncludingTiesToEven) {
   std::ifstream file(kData + "/numpy_round.txt");
   int compared = 0;
   for (std::string line; std::getline(file, line);) {
-    if (line.empty() || line[0] == '#') continue;
+    if (line.empty() || line[0] == '#')
+      continue;
     std::istringstream words(line);
     int decimals = 0;
     std::string x, expected;
