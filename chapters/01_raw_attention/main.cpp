@@ -5,10 +5,12 @@
 // The book's page for this chapter is chapters/01_raw_attention/chapter.md; it quotes the
 // regions marked //! [name] below.
 
-#include <attn/math/attention.hpp>
-#include <attn/book/chapter.hpp>
 #include "money_bank_river.hpp"
+
+#include <attn/book/chapter.hpp>
 #include <attn/book/grid_text.hpp>
+#include <attn/book/palette.hpp>
+#include <attn/math/attention.hpp>
 #include <attn/numpy/numpy_print.hpp>
 
 #include <fmt/ostream.h>
@@ -30,7 +32,7 @@ const arma::uword kBank = kText.bank;
 const std::string kArticleScores = "scores   [0.2 1.  0.7]";
 const std::string kArticleWeights = "weights  [0.21 0.46 0.34]";
 const std::string kArticleBlend = "z_bank   [0.734 0.441]";
-const std::vector<double> kScores = {0.2, 1.0, 0.7};    // to 2 decimals
+const std::vector<double> kScores = {0.2, 1.0, 0.7};      // to 2 decimals
 const std::vector<double> kWeights = {0.21, 0.46, 0.34};  // to 2 decimals
 const std::vector<double> kBlend = {0.734, 0.441};        // to 3 decimals
 //! [article-numbers]
@@ -66,18 +68,21 @@ void bank_asks(attn::Chapter& ch) {
   const arma::rowvec e_bank = kEmbeddings.row(kBank);
   const double drift = arma::norm(bank.output - e_bank);  // |z_bank - e_bank|
   //! [drift]
-  fmt::print(ch.out, "e_bank = [{:.1f}, {:.1f}] became z_bank = [{:.3f}, {:.3f}]: it moved {:.3f} "
-                     "toward money and river\n",
+  fmt::print(ch.out,
+             "e_bank = [{:.1f}, {:.1f}] became z_bank = [{:.3f}, {:.3f}]: it moved {:.3f} "
+             "toward money and river\n",
              e_bank(0), e_bank(1), bank.output(0), bank.output(1), drift);
   ch.checks.claim("z_bank drifts away from e_bank = [1.0, 0.0]",
                   attn::numpy::round(drift, 3) > 0.0);
 
-  ch.plots.vectors({"01-03-embeddings",
-                    "money, bank, river and the blend z_bank",
-                    {{"money", kEmbeddings.row(0), "#756bb1"},
-                     {"bank", e_bank, "#2166ac"},
-                     {"river", kEmbeddings.row(2), "#31a354"},
-                     {"z_bank", bank.output, "#d6604d"}}});
+  ch.plots.vectors({
+      .name = "01-03-embeddings",
+      .title = "money, bank, river and the blend z_bank",
+      .arrows = {{.label = "money", .tip = kEmbeddings.row(0), .colour = attn::colour::purple},
+                 {.label = "bank", .tip = e_bank, .colour = attn::colour::blue},
+                 {.label = "river", .tip = kEmbeddings.row(2), .colour = attn::colour::green},
+                 {.label = "z_bank", .tip = bank.output, .colour = attn::colour::red}},
+  });
 }
 
 void everyone_asks(attn::Chapter& ch) {
@@ -94,14 +99,22 @@ void everyone_asks(attn::Chapter& ch) {
 
   fmt::print(ch.out, "\nhow far each token's blend drifted from its own embedding\n");
   for (arma::uword i = 0; i < kTokens.size(); ++i)
-    fmt::print(ch.out, "{:>10}  [{:.3f}, {:.3f}] -> [{:.3f}, {:.3f}]  moved {:.3f}\n",
-               kTokens[i], kEmbeddings(i, 0), kEmbeddings(i, 1), all.output(i, 0),
-               all.output(i, 1), arma::norm(all.output.row(i) - kEmbeddings.row(i)));
+    fmt::print(ch.out, "{:>10}  [{:.3f}, {:.3f}] -> [{:.3f}, {:.3f}]  moved {:.3f}\n", kTokens[i],
+               kEmbeddings(i, 0), kEmbeddings(i, 1), all.output(i, 0), all.output(i, 1),
+               arma::norm(all.output.row(i) - kEmbeddings.row(i)));
 
-  ch.plots.heatmap({"01-01-scores", "Raw scores S = E E^T", kTokens, kTokens, all.scores,
-                    attn::ColourScale::scores});
-  ch.plots.heatmap({"01-02-weights", "Weights: softmax of each row of S", kTokens, kTokens,
-                    all.weights, attn::ColourScale::weights});
+  ch.plots.heatmap({.name = "01-01-scores",
+                    .title = "Raw scores S = E E^T",
+                    .queries = kTokens,
+                    .keys = kTokens,
+                    .values = all.scores,
+                    .scale = attn::ColourScale::scores});
+  ch.plots.heatmap({.name = "01-02-weights",
+                    .title = "Weights: softmax of each row of S",
+                    .queries = kTokens,
+                    .keys = kTokens,
+                    .values = all.weights,
+                    .scale = attn::ColourScale::weights});
 }
 
 void tell_story(attn::Chapter& ch) {
@@ -112,7 +125,8 @@ void tell_story(attn::Chapter& ch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const attn::ChapterInfo info{"ch01_raw_attention",
-                               "Chapter 01: one query against raw 2-D embeddings (money bank river)"};
+  const attn::ChapterInfo info{
+      .executable = "ch01_raw_attention",
+      .summary = "Chapter 01: one query against raw 2-D embeddings (money bank river)"};
   return attn::run_chapter(argc, argv, info, tell_story);
 }

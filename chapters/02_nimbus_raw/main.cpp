@@ -4,10 +4,12 @@
 // as Module 1.3 did. Because one vector does both jobs, the score grid is symmetric.
 // The book's page for this chapter is chapters/02_nimbus_raw/chapter.md.
 
-#include <attn/math/attention.hpp>
-#include <attn/book/chapter.hpp>
 #include "nimbus_thread.hpp"
+
+#include <attn/book/chapter.hpp>
 #include <attn/book/grid_text.hpp>
+#include <attn/book/palette.hpp>
+#include <attn/math/attention.hpp>
 
 #include <fmt/ostream.h>
 
@@ -45,8 +47,8 @@ void tell_story(attn::Chapter& ch) {
   const arma::uword fail_partner = attn::strongest_other(raw.weights, fail_row);
   //! [claims]
   fmt::print(ch.out, "\nexport leans most on {} ({:.2f}); fail leans most on {} ({:.2f})\n",
-             tokens[export_partner], raw.weights(export_row, export_partner),
-             tokens[fail_partner], raw.weights(fail_row, fail_partner));
+             tokens[export_partner], raw.weights(export_row, export_partner), tokens[fail_partner],
+             raw.weights(fail_row, fail_partner));
   fmt::print(ch.out, "largest |S - S^T| = {:.2f}: one vector asks and answers, so S is symmetric\n",
              arma::abs(raw.scores - raw.scores.t()).max());
 
@@ -55,21 +57,36 @@ void tell_story(attn::Chapter& ch) {
   ch.checks.claim("fail's strongest other token is export", fail_partner == export_row);
   //! [check-claims]
 
-  ch.plots.heatmap({"02-01-scores", "Raw scores S = E E^T: symmetric", tokens, tokens, raw.scores,
-                    attn::ColourScale::scores});
-  ch.plots.heatmap({"02-02-weights", "Raw weights: softmax of each row", tokens, tokens,
-                    raw.weights, attn::ColourScale::weights});
+  ch.plots.heatmap({.name = "02-01-scores",
+                    .title = "Raw scores S = E E^T: symmetric",
+                    .queries = tokens,
+                    .keys = tokens,
+                    .values = raw.scores,
+                    .scale = attn::ColourScale::scores});
+  ch.plots.heatmap({.name = "02-02-weights",
+                    .title = "Raw weights: softmax of each row",
+                    .queries = tokens,
+                    .keys = tokens,
+                    .values = raw.weights,
+                    .scale = attn::ColourScale::weights});
+
+  // The pair the chapter is about in red, the other tokens in grey.
   std::vector<attn::Arrow> arrows;
-  for (arma::uword i = 0; i < tokens.size(); ++i)
-    arrows.push_back(
-        {tokens[i], E.row(i), i == export_row || i == fail_row ? "#d6604d" : "#4d4d4d"});
-  ch.plots.vectors({"02-03-embeddings", "The Nimbus tokens' raw embeddings", arrows});
+  for (arma::uword i = 0; i < tokens.size(); ++i) {
+    const bool in_the_pair = i == export_row || i == fail_row;
+    arrows.push_back({.label = tokens[i],
+                      .tip = E.row(i),
+                      .colour = in_the_pair ? attn::colour::red : attn::colour::dark_grey});
+  }
+  ch.plots.vectors(
+      {.name = "02-03-embeddings", .title = "The Nimbus tokens' raw embeddings", .arrows = arrows});
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const attn::ChapterInfo info{"ch02_nimbus_raw",
-                               "Chapter 02: raw-embedding self-attention on the Nimbus question"};
+  const attn::ChapterInfo info{
+      .executable = "ch02_nimbus_raw",
+      .summary = "Chapter 02: raw-embedding self-attention on the Nimbus question"};
   return attn::run_chapter(argc, argv, info, tell_story);
 }

@@ -5,14 +5,16 @@
 // with --token and watch its whole equation run, numbers filled in; the book's page for this
 // chapter (chapters/03_qkv_projections/chapter.md) lets its reader do the same.
 
-#include <attn/math/attention.hpp>
-#include <attn/book/chapter.hpp>
-#include <02_nimbus_raw/nimbus_thread.hpp>
-#include <attn/book/grid_text.hpp>
 #include "walkthrough.hpp"
 
-#include <CLI/CLI.hpp>
+#include <02_nimbus_raw/nimbus_thread.hpp>
+#include <attn/book/chapter.hpp>
+#include <attn/book/grid_text.hpp>
+#include <attn/book/palette.hpp>
+#include <attn/math/attention.hpp>
+
 #include <fmt/ostream.h>
+#include <CLI/CLI.hpp>
 
 #include <string>
 
@@ -24,15 +26,15 @@ const std::string kModuleQuery = "Q(export) = [0.35, 0.22]";
 const std::string kModuleScore = "Q(export) · K(fail) / √2 = 0.36";
 const std::string kModuleSum = "Σ weights = 1.00";
 const std::vector<double> kQueryExport = {0.35, 0.22};  // to 2 decimals
-const double kScoreExportFail = 0.36;                    // to 2 decimals
+const double kScoreExportFail = 0.36;                   // to 2 decimals
 //! [article-numbers]
 
 // Everything the chapter computes once: the sentence, its projections, both attentions.
 struct Run {
   attn::examples::NimbusThread thread;
-  attn::QKV qkv;                // Q, K, V: (6 × 2) each
-  attn::Attention raw;          // chapter 02's attention, for comparison
-  attn::Attention projected;    // softmax(Q K^T / √2) V
+  attn::QKV qkv;                       // Q, K, V: (6 × 2) each
+  attn::Attention raw;                 // chapter 02's attention, for comparison
+  attn::Attention projected;           // softmax(Q K^T / √2) V
   std::vector<attn::TokenWalk> walks;  // every token's equation, its numbers as printed
 };
 
@@ -44,13 +46,15 @@ Run compute() {
   r.projected = attn::scaled_dot_product_attention(r.qkv.Q, r.qkv.K, r.qkv.V);
   //! [projections]
   r.raw = attn::raw_self_attention(r.thread.embeddings);
-  r.walks = attn::token_walks(r.thread.tokens, r.thread.embeddings, r.thread.projections,
-                              r.projected);
+  r.walks =
+      attn::token_walks(r.thread.tokens, r.thread.embeddings, r.thread.projections, r.projected);
   return r;
 }
 
 // The three lines the module shows for a token, its strongest partner as the example key.
-struct ModuleLines { std::string query, score, sum; };
+struct ModuleLines {
+  std::string query, score, sum;
+};
 
 ModuleLines module_lines(const Run& r, arma::uword t) {
   const attn::TokenWalk& w = r.walks[t];
@@ -62,8 +66,8 @@ ModuleLines module_lines(const Run& r, arma::uword t) {
 
 void step_through(attn::Chapter& ch, const Run& r, arma::uword t) {
   const ModuleLines lines = module_lines(r, t);
-  fmt::print(ch.out, "The equation for \"{}\"\n\n{}\n{}\n{}\n\n", r.thread.tokens[t],
-             lines.query, lines.score, lines.sum);
+  fmt::print(ch.out, "The equation for \"{}\"\n\n{}\n{}\n{}\n\n", r.thread.tokens[t], lines.query,
+             lines.score, lines.sum);
   ch.out << attn::walk_text(r.walks[t]);
 }
 
@@ -101,24 +105,44 @@ void check_module(attn::Chapter& ch, const Run& r) {
 
 void draw(attn::Chapter& ch, const Run& r, arma::uword t) {
   const auto& tokens = r.thread.tokens;
-  using attn::ColourScale;
-  ch.plots.heatmaps({"03-01-scores", "Scores: raw E E^T (left) vs projected Q K^T / √2 (right)",
-                     {{"", "raw", tokens, tokens, r.raw.scores, ColourScale::scores},
-                      {"", "projected", tokens, tokens, r.projected.scores, ColourScale::scores}}});
-  ch.plots.heatmaps({"03-02-weights", "Weights: raw (left) vs projected (right)",
-                     {{"", "raw", tokens, tokens, r.raw.weights, ColourScale::weights},
-                      {"", "projected", tokens, tokens, r.projected.weights,
-                       ColourScale::weights}}});
-  ch.plots.bars({fmt::format("03-03-{}-weights", tokens[t]),
-                 fmt::format("How much \"{}\" takes from each token", tokens[t]), tokens,
-                 {{"weight", r.projected.weights.row(t), "#3182bd"}}, "weight"});
+  // One panel of a raw-against-projected pair.
+  const auto panel = [&](const std::string& title, const arma::mat& grid, attn::ColourScale scale) {
+    return attn::Heatmap{
+        .title = title, .queries = tokens, .keys = tokens, .values = grid, .scale = scale};
+  };
+  ch.plots.heatmaps({
+      .name = "03-01-scores",
+      .title = "Scores: raw E E^T (left) vs projected Q K^T / √2 (right)",
+      .panels = {panel("raw", r.raw.scores, attn::ColourScale::scores),
+                 panel("projected", r.projected.scores, attn::ColourScale::scores)},
+  });
+  ch.plots.heatmaps({
+      .name = "03-02-weights",
+      .title = "Weights: raw (left) vs projected (right)",
+      .panels = {panel("raw", r.raw.weights, attn::ColourScale::weights),
+                 panel("projected", r.projected.weights, attn::ColourScale::weights)},
+  });
+
+  const attn::Series weights_of_t{
+      .label = "weight", .y = r.projected.weights.row(t), .colour = attn::colour::mid_blue};
+  ch.plots.bars({.name = fmt::format("03-03-{}-weights", tokens[t]),
+                 .title = fmt::format("How much \"{}\" takes from each token", tokens[t]),
+                 .labels = tokens,
+                 .series = {weights_of_t},
+                 .value_label = "weight"});
+
+  // The values in grey, and the output they average to in red.
   std::vector<attn::Arrow> arrows;
-  for (arma::uword j = 0; j < tokens.size(); ++j)
-    arrows.push_back({"V(" + tokens[j] + ")", r.qkv.V.row(j), "#9e9e9e"});
-  arrows.push_back({"out(" + tokens[t] + ")", r.projected.output.row(t), "#d6604d"});
-  ch.plots.vectors({fmt::format("03-04-{}-output", tokens[t]),
-                    fmt::format("out({}) is a weighted average of the values", tokens[t]),
-                    arrows});
+  for (arma::uword j = 0; j < tokens.size(); ++j) {
+    arrows.push_back(
+        {.label = "V(" + tokens[j] + ")", .tip = r.qkv.V.row(j), .colour = attn::colour::grey});
+  }
+  arrows.push_back({.label = "out(" + tokens[t] + ")",
+                    .tip = r.projected.output.row(t),
+                    .colour = attn::colour::red});
+  ch.plots.vectors({.name = fmt::format("03-04-{}-output", tokens[t]),
+                    .title = fmt::format("out({}) is a weighted average of the values", tokens[t]),
+                    .arrows = arrows});
   ch.plots.page_data("03-05-token-walks.js",  // the book's page walks every token with these
                      attn::walk_page_data(r.thread.sentence, r.walks, "ch03_qkv_projections"));
 }
@@ -130,7 +154,9 @@ int main(int argc, char** argv) {
   std::string token = "export";
   const auto options = [&](CLI::App& app) {
     app.add_option("--token", token, "The token whose equation is walked through")
-        ->check(CLI::IsMember(tokens))->type_name("NAME")->capture_default_str();
+        ->check(CLI::IsMember(tokens))
+        ->type_name("NAME")
+        ->capture_default_str();
   };
   const auto story = [&](attn::Chapter& ch) {
     const Run r = compute();
@@ -140,9 +166,8 @@ int main(int argc, char** argv) {
     check_module(ch, r);
     draw(ch, r, t);
   };
-  return attn::run_chapter(argc, argv,
-                           {"ch03_qkv_projections",
-                            "Chapter 03: Q, K, V projections on the Nimbus question, one token "
-                            "step by step"},
-                           options, story);
+  const attn::ChapterInfo info{
+      .executable = "ch03_qkv_projections",
+      .summary = "Chapter 03: Q, K, V projections on the Nimbus question, one token step by step"};
+  return attn::run_chapter(argc, argv, info, options, story);
 }

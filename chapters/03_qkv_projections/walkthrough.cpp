@@ -1,6 +1,7 @@
 #include "walkthrough.hpp"
 
 #include "attn/book/grid_text.hpp"
+#include "attn/book/palette.hpp"
 #include "attn/book/plot.hpp"
 #include "attn/math/validate.hpp"
 
@@ -15,21 +16,24 @@ namespace {
 
 void require_two_dimensional(const std::vector<std::string>& tokens, const arma::mat& X,
                              const Projections& W, const Attention& a) {
-  for (const auto& [name, m] : {std::pair{"W_Q", &W.W_Q}, std::pair{"W_K", &W.W_K},
-                                std::pair{"W_V", &W.W_V}})
+  for (const auto& [name, m] :
+       {std::pair{"W_Q", &W.W_Q}, std::pair{"W_K", &W.W_K}, std::pair{"W_V", &W.W_V}})
     if (m->n_rows != 2 || m->n_cols != 2)
       throw ShapeError(fmt::format("walk_through writes out 2-D examples: {} is {}, not (2 × 2)",
                                    name, shape_of(*m)));
   if (X.n_cols != 2 || tokens.size() != X.n_rows)
-    throw ShapeError(fmt::format("walk_through needs (n × 2) embeddings with one label per row: "
-                                 "X is {} with {} labels", shape_of(X), tokens.size()));
+    throw ShapeError(
+        fmt::format("walk_through needs (n × 2) embeddings with one label per row: "
+                    "X is {} with {} labels",
+                    shape_of(X), tokens.size()));
   if (a.weights.n_rows != X.n_rows || a.weights.n_cols != X.n_rows)
     throw ShapeError(fmt::format("walk_through: the attention weights {} do not fit X {}",
                                  shape_of(a.weights), shape_of(X)));
   if (arma::size(a.scores) != arma::size(a.weights) || a.output.n_rows != X.n_rows)
-    throw ShapeError(fmt::format("walk_through: the attention's scores {} and output {} do not "
-                                 "fit its weights {}", shape_of(a.scores), shape_of(a.output),
-                                 shape_of(a.weights)));
+    throw ShapeError(
+        fmt::format("walk_through: the attention's scores {} and output {} do not "
+                    "fit its weights {}",
+                    shape_of(a.scores), shape_of(a.output), shape_of(a.weights)));
   require_finite("attention.scores", a.scores);  // X and W are checked by project()
   require_finite("attention.weights", a.weights);
   require_finite("attention.output", a.output);
@@ -52,12 +56,19 @@ TokenWalk walk_of(const std::vector<std::string>& tokens, const arma::mat& X, co
   const arma::rowvec scores = a.scores.row(t);
   const double top = scores.max();
   w.top = fixed(top);
-  w.exp_sum = fmt::format("{:.3f}", arma::accu(arma::exp(scores - top)));  // shown; the weights are a's
+  w.exp_sum =
+      fmt::format("{:.3f}", arma::accu(arma::exp(scores - top)));  // shown; the weights are a's
   for (arma::uword j = 0; j < tokens.size(); ++j)
-    w.keys.push_back({tokens[j], {fixed(qkv.K(j, 0)), fixed(qkv.K(j, 1))}, fixed(scores(j)),
-                      fixed(scores(j) - top), fixed(a.weights(t, j)), a.weights(t, j),
-                      vector_text(qkv.V.row(j)), fixed(raw.scores(t, j)),
-                      fixed(raw.weights(t, j)), raw.weights(t, j)});
+    w.keys.push_back({tokens[j],
+                      {fixed(qkv.K(j, 0)), fixed(qkv.K(j, 1))},
+                      fixed(scores(j)),
+                      fixed(scores(j) - top),
+                      fixed(a.weights(t, j)),
+                      a.weights(t, j),
+                      vector_text(qkv.V.row(j)),
+                      fixed(raw.scores(t, j)),
+                      fixed(raw.weights(t, j)),
+                      raw.weights(t, j)});
   w.weight_sum = fmt::format("{:.2f}", arma::accu(a.weights.row(t)));
   w.output = vector_text(a.output.row(t), 3);
   return w;
@@ -79,20 +90,23 @@ std::vector<TokenWalk> token_walks(const std::vector<std::string>& tokens, const
   const QKV qkv = project(X, W);
   const Attention raw = raw_self_attention(X);
   std::vector<TokenWalk> walks;
-  for (arma::uword t = 0; t < X.n_rows; ++t) walks.push_back(walk_of(tokens, X, W, qkv, a, raw, t));
+  for (arma::uword t = 0; t < X.n_rows; ++t)
+    walks.push_back(walk_of(tokens, X, W, qkv, a, raw, t));
   return walks;
 }
 
 std::string walk_text(const TokenWalk& w) {
   std::string text;
-  auto line = [&text](const std::string& s) { text += s + '\n'; };
+  auto line = [&text](const std::string& s) {
+    text += s + '\n';
+  };
   const std::string& t = w.token;
 
   line(fmt::format("step 1  project: x({}) = [{}, {}]", t, w.x[0], w.x[1]));
-  line(fmt::format("  Q({0}) = x({0}) W_Q = [{1} × {3} + {2} × {4}, {1} × {5} + {2} × {6}] = "
-                   "[{7}, {8}]",
-                   t, w.x[0], w.x[1], w.w_q[0][0], w.w_q[1][0], w.w_q[0][1], w.w_q[1][1], w.q[0],
-                   w.q[1]));
+  line(fmt::format(
+      "  Q({0}) = x({0}) W_Q = [{1} × {3} + {2} × {4}, {1} × {5} + {2} × {6}] = "
+      "[{7}, {8}]",
+      t, w.x[0], w.x[1], w.w_q[0][0], w.w_q[1][0], w.w_q[0][1], w.w_q[1][1], w.q[0], w.q[1]));
   line(fmt::format("  K({0}) = x({0}) W_K = {1}    V({0}) = x({0}) W_V = {2}", t, w.k, w.v));
 
   line(fmt::format("step 2  score every key: Q({}) · K(j) / {}", t, w.root));
@@ -100,8 +114,10 @@ std::string walk_text(const TokenWalk& w) {
     line(fmt::format("  Q({}) · K({}) / {} = ({} × {} + {} × {}) / {} = {}", t, k.token, w.root,
                      w.q[0], k.k[0], w.q[1], k.k[1], w.root_value, k.score));
 
-  line(fmt::format("step 3  softmax: weight(j) = e^(score(j) - {0}) / Σ_k e^(score(k) - {0}), "
-                   "Σ_k = {1}", w.top, w.exp_sum));
+  line(
+      fmt::format("step 3  softmax: weight(j) = e^(score(j) - {0}) / Σ_k e^(score(k) - {0}), "
+                  "Σ_k = {1}",
+                  w.top, w.exp_sum));
   for (const WalkKey& k : w.keys)
     line(fmt::format("  weight({}) = e^{} / {} = {}", k.token, k.shifted, w.exp_sum, k.weight));
   line(fmt::format("  Σ weights = {}", w.weight_sum));
@@ -113,7 +129,8 @@ std::string walk_text(const TokenWalk& w) {
   line(fmt::format("  = {}", w.output));
 
   // Chapter 02's raw attention beside the projections: the rows of its grids and of this chapter's.
-  line(fmt::format("beside chapter 02's raw attention, where x({}) was query, key and value itself:", t));
+  line(fmt::format(
+      "beside chapter 02's raw attention, where x({}) was query, key and value itself:", t));
   std::vector<std::string> keys;
   std::vector<std::vector<std::string>> rows(4);
   for (const WalkKey& k : w.keys) {
@@ -139,10 +156,11 @@ std::string walk_page_data(const std::string& sentence, const std::vector<TokenW
     return Json{{"text", text},
                 {"value", value},
                 {"colour", weight_colour(value)},
-                {"ink", dark_weight(value) ? "#ffffff" : "#000000"}};
+                {"ink", dark_weight(value) ? colour::white : colour::black}};
   };
   Json palette = Json::array();
-  for (const ColourStop& stop : weight_palette()) palette.push_back({stop.at, stop.colour});
+  for (const ColourStop& stop : weight_palette())
+    palette.push_back({stop.at, stop.colour});
   Json data = {{"sentence", sentence}, {"palette", palette}, {"walks", Json::array()}};
   for (const TokenWalk& w : walks) {
     Json keys = Json::array();
@@ -169,10 +187,11 @@ std::string walk_page_data(const std::string& sentence, const std::vector<TokenW
                              {"weight_sum", w.weight_sum},
                              {"output", w.output}});
   }
-  return fmt::format("// Written by {}: every number of chapter 03's interactive walk, as the program\n"
-                     "// printed it. Read by docs/token_walk.js; rebuilt with the book.\n"
-                     "window.attnTokenWalks = {};\n",
-                     program, data.dump(1));
+  return fmt::format(
+      "// Written by {}: every number of chapter 03's interactive walk, as the program\n"
+      "// printed it. Read by docs/token_walk.js; rebuilt with the book.\n"
+      "window.attnTokenWalks = {};\n",
+      program, data.dump(1));
 }
 
 }  // namespace attn

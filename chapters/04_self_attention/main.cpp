@@ -5,15 +5,16 @@
 // and prints exactly what the article's Python prints, for any --seed and --sentence; stdout
 // is only that output, checks go to stderr. Its page: chapters/04_self_attention/chapter.md.
 
-#include <attn/math/attention.hpp>
-#include <attn/book/chapter.hpp>
 #include "random_sentence.hpp"
+
+#include <attn/book/chapter.hpp>
 #include <attn/book/grid_text.hpp>
+#include <attn/math/attention.hpp>
 #include <attn/numpy/numpy_print.hpp>
 #include <attn/numpy/numpy_random.hpp>
 
-#include <CLI/CLI.hpp>
 #include <fmt/ostream.h>
+#include <CLI/CLI.hpp>
 
 #include <stdexcept>
 #include <string>
@@ -27,10 +28,11 @@ namespace {
 const std::string kArticleSeed = "0";
 const std::string kArticleSentence = "the cat drank the milk";
 const attn::examples::RandomSetup kArticleSizes{
-    8,     // d_model
-    4,     // d_k
-    4,     // d_v
-    0.5};  // each W = rng.normal(...) * 0.5
+    .d_model = 8,
+    .d_k = 4,
+    .d_v = 4,
+    .weight_scale = 0.5,  // each W = rng.normal(...) * 0.5
+};
 //! [article-run]
 
 //! [article-block]
@@ -42,9 +44,10 @@ const std::string kArticleTable =
     "     drank      0.45    0.31    0.02    0.08    0.14\n"
     "       the      0.08    0.15    0.50    0.16    0.11\n"
     "      milk      0.02    0.38    0.20    0.39    0.02\n";
-const std::string kArticleBlock = "X shape (5, 8) -> Z shape (5, 4)\n\n"
-                                  "attention weights (rows = queries, cols = keys)\n" +
-                                  kArticleTable + "\nrow sums [1. 1. 1. 1. 1.]\n";
+const std::string kArticleBlock =
+    "X shape (5, 8) -> Z shape (5, 4)\n\n"
+    "attention weights (rows = queries, cols = keys)\n" +
+    kArticleTable + "\nrow sums [1. 1. 1. 1. 1.]\n";
 //! [article-block]
 //! [article-numbers]
 
@@ -68,8 +71,9 @@ Experiment run(const std::string& seed, const std::string& sentence) {
 std::string program_output(const Experiment& e) {
   const arma::mat& A = e.attention.weights;  // (n × n)
   const arma::mat& Z = e.attention.output;   // (n × d_v)
-  return fmt::format("X shape {} -> Z shape {}\n\nattention weights (rows = queries, cols = keys)\n",
-                     attn::numpy::shape_str(e.X), attn::numpy::shape_str(Z)) +
+  return fmt::format(
+             "X shape {} -> Z shape {}\n\nattention weights (rows = queries, cols = keys)\n",
+             attn::numpy::shape_str(e.X), attn::numpy::shape_str(Z)) +
          attn::grid_table(e.tokens, e.tokens, A) + "\nrow sums " +
          attn::numpy::array_str(attn::numpy::round(arma::sum(A, 1), 6)) + "\n";
 }
@@ -87,36 +91,53 @@ void check_article(attn::Chapter& ch, const Experiment& e, const std::string& pr
 }
 
 void draw(attn::Chapter& ch, const Experiment& e, bool article_run, const std::string& seed) {
+  // The article's run draws the page's figures; any other run draws beside them.
+  const std::string scores_name = article_run ? "04-01-scores" : "04-03-custom-scores";
+  const std::string weights_name = article_run ? "04-02-weights" : "04-04-custom-weights";
   const std::string run = fmt::format(" (seed {})", seed);
-  ch.plots.heatmap({article_run ? "04-01-scores" : "04-03-custom-scores",
-                    "Scores Q K^T / √d_k, random projections" + run, e.tokens, e.tokens,
-                    e.attention.scores, attn::ColourScale::scores});
-  ch.plots.heatmap({article_run ? "04-02-weights" : "04-04-custom-weights",
-                    "Weights from random projections: noise" + run, e.tokens, e.tokens,
-                    e.attention.weights, attn::ColourScale::weights});
+  ch.plots.heatmap({.name = scores_name,
+                    .title = "Scores Q K^T / √d_k, random projections" + run,
+                    .queries = e.tokens,
+                    .keys = e.tokens,
+                    .values = e.attention.scores,
+                    .scale = attn::ColourScale::scores});
+  ch.plots.heatmap({.name = weights_name,
+                    .title = "Weights from random projections: noise" + run,
+                    .queries = e.tokens,
+                    .keys = e.tokens,
+                    .values = e.attention.weights,
+                    .scale = attn::ColourScale::weights});
 }
 
 // CLI11 checks: a seed is what numpy's SeedSequence takes; a sentence has a word.
-std::string seed_error(const std::string& seed) try {
-  attn::numpy::SeedSequence{seed};
+std::string seed_error(const std::string& seed) {
+  try {
+    attn::numpy::SeedSequence{seed};
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
   return "";
-} catch (const std::invalid_argument& e) {
-  return e.what();
 }
 
 // numpy abbreviates arrays of more than 1000 entries ("[1. 1. ... 1.]"), which this chapter
 // does not reproduce, so longer sentences are refused rather than printed differently.
 std::string sentence_error(const std::string& sentence) {
-  const std::size_t n = attn::split_words(sentence).size(), most = 1000;
-  if (n == 0) return "the sentence needs at least one word";
-  return n <= most ? "" : fmt::format("the sentence has {} words; at most {} print as numpy "
-                                      "prints them", n, most);
+  const std::size_t most = 1000;
+  const std::size_t n = attn::split_words(sentence).size();
+  if (n == 0) {
+    return "the sentence needs at least one word";
+  }
+  if (n > most) {
+    return fmt::format("the sentence has {} words; at most {} print as numpy prints them", n, most);
+  }
+  return "";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string seed = kArticleSeed, sentence = kArticleSentence;
+  std::string seed = kArticleSeed;
+  std::string sentence = kArticleSentence;
   const auto options = [&](CLI::App& app) {
     app.add_option("--seed", seed, "numpy default_rng seed (any non-negative integer)")
         ->check(CLI::Validator(seed_error, ""))
@@ -132,13 +153,17 @@ int main(int argc, char** argv) {
     const std::string printed = program_output(e);
     ch.out << printed;
     const bool article_run = seed == kArticleSeed && sentence == kArticleSentence;
-    if (article_run) check_article(ch, e, printed);  // other runs: checked against numpy by ctest
+    if (article_run) {
+      check_article(ch, e, printed);  // other runs: checked against numpy by ctest
+    }
     draw(ch, e, article_run, seed);
   };
-  return attn::run_chapter(argc, argv,
-                           {"ch04_self_attention",
-                            "Chapter 04: Q/K/V self-attention on \"the cat drank the milk\" with "
-                            "numpy's default_rng, printed exactly as the article's Python prints it",
-                            true},
-                           options, story);
+  const attn::ChapterInfo info{
+      .executable = "ch04_self_attention",
+      .summary =
+          "Chapter 04: Q/K/V self-attention on \"the cat drank the milk\" with numpy's "
+          "default_rng, printed exactly as the article's Python prints it",
+      .checks_on_stderr = true,  // stdout is exactly the article's program's output
+  };
+  return attn::run_chapter(argc, argv, info, options, story);
 }

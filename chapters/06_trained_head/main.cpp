@@ -2,14 +2,15 @@
 // on sentences in which "it" refers to an animal (sentences.cpp), then tested on a held-out one.
 // The book's page for this chapter is chapter.md beside this file.
 
-#include <attn/math/attention.hpp>
-#include <attn/book/chapter.hpp>
-#include <attn/math/fit.hpp>
-#include <attn/book/grid_text.hpp>
-#include <attn/numpy/numpy_random.hpp>
-#include <attn/math/softmax.hpp>
-
 #include "sentences.hpp"
+
+#include <attn/book/chapter.hpp>
+#include <attn/book/grid_text.hpp>
+#include <attn/book/palette.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/math/fit.hpp>
+#include <attn/math/softmax.hpp>
+#include <attn/numpy/numpy_random.hpp>
 
 #include <fmt/ostream.h>
 
@@ -19,13 +20,17 @@
 namespace {
 
 //! [setup]
-constexpr std::uint64_t kSeed = 6;     // numpy default_rng seed for noise and initial weights
+constexpr std::uint64_t kSeed = 6;      // numpy default_rng seed for noise and initial weights
 constexpr arma::uword kModelWidth = 8;  // d_model
 constexpr arma::uword kKeyWidth = 4;    // d_k
 constexpr double kNoise = 0.3;          // embedding = unit vector of its kind + 0.3 N(0, 1)
 constexpr double kInitialScale = 0.1;   // W_Q, W_K start as 0.1 N(0, 1): near-uniform attention
-// λ (weight decay), Adam's learning rate, stop when |∇L| < 1e-6, or after 5000 steps at most.
-const attn::FitSettings kFit{0.25, 0.05, 1e-6, 5000};
+const attn::FitSettings kFit{
+    .weight_decay = 0.25,   // λ
+    .learning_rate = 0.05,  // Adam's η
+    .stop_gradient = 1e-6,  // stop when |∇L| is below this...
+    .max_steps = 5000,      // ...or after this many steps at most
+};
 const std::vector<double> kDecays = {0.05, 0.1, 0.25, 0.4};  // λ values compared at the end
 //! [setup]
 
@@ -33,7 +38,10 @@ const std::vector<double> kDecays = {0.05, 0.1, 0.25, 0.4};  // λ values compar
 // Article 004 on a trained head: "it" puts about 0.60 of its weight on "cat" ("about": ±kAbout)
 // and spreads the rest thinly (no other token above kThinly); an untrained head does not do
 // this (no weight in the "it" row above kUntrained before training).
-constexpr double kArticleItCat = 0.60, kAbout = 0.05, kThinly = 0.15, kUntrained = 0.35;
+constexpr double kArticleItCat = 0.60;
+constexpr double kAbout = 0.05;
+constexpr double kThinly = 0.15;
+constexpr double kUntrained = 0.35;
 //! [article-numbers]
 
 // A sentence's scaled scores Q K^T / √d_k (n × n), and its weights, under W_Q and W_K.
@@ -45,7 +53,10 @@ arma::mat weights_of(const attn::AttentionExample& e, const arma::mat& W_Q, cons
 }
 
 // The largest weight of a row once entry `skip` (the target) is left out.
-double largest_besides(arma::rowvec row, arma::uword skip) { row(skip) = 0.0; return row.max(); }
+double largest_besides(arma::rowvec row, arma::uword skip) {
+  row(skip) = 0.0;
+  return row.max();
+}
 
 // Everything the story works on: the training sentences, the test sentence, the start.
 struct Setup {
@@ -57,16 +68,20 @@ Setup set_up(attn::Chapter& ch) {
   attn::numpy::Generator rng = attn::numpy::default_rng(kSeed);
   Setup s;
   s.sentences = ch06::make_sentences(rng, kModelWidth, kNoise);  // drawn first,
-  s.W_Q0 = rng.normal(kModelWidth, kKeyWidth) * kInitialScale;  // then W_Q0,
-  s.W_K0 = rng.normal(kModelWidth, kKeyWidth) * kInitialScale;  // then W_K0
-  fmt::print(ch.out, "Training one attention head so that \"it\" finds its animal\n\n"
-                     "training sentences (\"it\" always refers to the animal):\n");
-  for (const std::string& sentence : ch06::kTraining) fmt::print(ch.out, "  {}\n", sentence);
-  fmt::print(ch.out, "held-out test sentence (\"cat\" and \"milk\" never occur in training):\n  {}"
-                     "\n\nloss: mean over sentences of -log weight(it -> animal) + λ/2 (|W_Q|² + "
-                     "|W_K|²), λ = {}\nAdam, learning rate {}; stop when |∇L| < {:.0e} or after {} "
-                     "steps\n\n", ch06::kTest, kFit.weight_decay, kFit.learning_rate,
-             kFit.stop_gradient, kFit.max_steps);
+  s.W_Q0 = rng.normal(kModelWidth, kKeyWidth) * kInitialScale;   // then W_Q0,
+  s.W_K0 = rng.normal(kModelWidth, kKeyWidth) * kInitialScale;   // then W_K0
+  fmt::print(ch.out,
+             "Training one attention head so that \"it\" finds its animal\n\n"
+             "training sentences (\"it\" always refers to the animal):\n");
+  for (const std::string& sentence : ch06::kTraining)
+    fmt::print(ch.out, "  {}\n", sentence);
+  fmt::print(ch.out,
+             "held-out test sentence (\"cat\" and \"milk\" never occur in training):\n  {}"
+             "\n\nloss: mean over sentences of -log weight(it -> animal) + λ/2 (|W_Q|² + "
+             "|W_K|²), λ = {}\nAdam, learning rate {}; stop when |∇L| < {:.0e} or after {} "
+             "steps\n\n",
+             ch06::kTest, kFit.weight_decay, kFit.learning_rate, kFit.stop_gradient,
+             kFit.max_steps);
   return s;
 }
 
@@ -76,7 +91,8 @@ attn::HeadFit train(attn::Chapter& ch, const Setup& s) {
   //! [train]
   fmt::print(ch.out, "step    loss\n");
   for (std::size_t step : {0, 10, 20, 30, 40, 50, 100, 150, 200})
-    if (step < fit.losses.size()) fmt::print(ch.out, "{:4}  {:.4f}\n", step, fit.losses[step]);
+    if (step < fit.losses.size())
+      fmt::print(ch.out, "{:4}  {:.4f}\n", step, fit.losses[step]);
   // The step the rule fires at can differ by one between CPUs' last bits: it goes to the log.
   fmt::print(ch.log, "training stopped after {} steps\n", fit.losses.size() - 1);
   fmt::print(ch.out, "final loss {:.4f}; stopped because |∇L| < {:.0e}: {}\n", fit.losses.back(),
@@ -84,17 +100,51 @@ attn::HeadFit train(attn::Chapter& ch, const Setup& s) {
   return fit;
 }
 
+void draw(attn::Chapter& ch, const attn::AttentionExample& test, const attn::HeadFit& fit,
+          const arma::mat& before, const arma::mat& after) {
+  const attn::Heatmap before_panel{
+      .title = "before training", .queries = test.tokens, .keys = test.tokens, .values = before};
+  const attn::Heatmap after_panel{
+      .title = "after training", .queries = test.tokens, .keys = test.tokens, .values = after};
+  ch.plots.heatmaps({.name = "06-01-weights",
+                     .title = "The test sentence before (left) and after (right) training",
+                     .panels = {before_panel, after_panel}});
+
+  const arma::rowvec steps = arma::regspace<arma::rowvec>(0, double(fit.losses.size() - 1));
+  const attn::Series loss{
+      .label = "loss", .y = arma::rowvec(fit.losses), .colour = attn::colour::red};
+  ch.plots.lines({.name = "06-02-loss",
+                  .title = "Training loss",
+                  .x_label = "step",
+                  .y_label = "loss",
+                  .x = steps,
+                  .series = {loss},
+                  .key_at = "top right"});
+
+  const arma::uword it = test.query;
+  const attn::Series it_before{
+      .label = "before", .y = before.row(it), .colour = attn::colour::grey};
+  const attn::Series it_after{.label = "after", .y = after.row(it), .colour = attn::colour::blue};
+  ch.plots.bars({.name = "06-03-it-row",
+                 .title = "Where \"it\" looks, before and after training",
+                 .labels = test.tokens,
+                 .series = {it_before, it_after},
+                 .value_label = "weight"});
+}
+
 void before_and_after(attn::Chapter& ch, const Setup& s, const attn::HeadFit& fit) {
   const attn::AttentionExample& test = s.sentences.test;
   //! [before-after]
-  const arma::mat before = weights_of(test, s.W_Q0, s.W_K0);  // (9 × 9)
+  const arma::mat before = weights_of(test, s.W_Q0, s.W_K0);   // (9 × 9)
   const arma::mat after = weights_of(test, fit.W_Q, fit.W_K);  // (9 × 9)
-  const arma::uword it = test.query, cat = test.target;
+  const arma::uword it = test.query;
+  const arma::uword cat = test.target;
   //! [before-after]
-  fmt::print(ch.out, "\nit -> cat before training: {:.2f}\nit -> cat after training: {:.2f}\n"
-                     "\nweights before training (rows = queries, cols = keys)\n{}"
-                     "\nweights after training\n{}", before(it, cat), after(it, cat),
-             attn::grid_table(test.tokens, test.tokens, before),
+  fmt::print(ch.out,
+             "\nit -> cat before training: {:.2f}\nit -> cat after training: {:.2f}\n"
+             "\nweights before training (rows = queries, cols = keys)\n{}"
+             "\nweights after training\n{}",
+             before(it, cat), after(it, cat), attn::grid_table(test.tokens, test.tokens, before),
              attn::grid_table(test.tokens, test.tokens, after));
   fmt::print(ch.out, "\nthe \"it\" row's scores q(it)·k(j)/√d_k, before and after\n{}",
              attn::grid_table({"before", "after"}, test.tokens,
@@ -102,7 +152,8 @@ void before_and_after(attn::Chapter& ch, const Setup& s, const attn::HeadFit& fi
                                               scores_of(test, fit.W_Q, fit.W_K).row(it))));
   //! [checks]
   ch.checks.claim(fmt::format("an untrained head does not resolve \"it\": before training no "
-                              "weight in its row is above {}", kUntrained),
+                              "weight in its row is above {}",
+                              kUntrained),
                   before.row(it).max() <= kUntrained);
   ch.checks.claim("after training \"it\" resolves to \"cat\": the largest weight in its row",
                   after.row(it).index_max() == cat);
@@ -113,22 +164,16 @@ void before_and_after(attn::Chapter& ch, const Setup& s, const attn::HeadFit& fi
   ch.checks.claim(fmt::format("the rest spreads thinly: no other token gets above {}", kThinly),
                   largest_besides(after.row(it), cat) <= kThinly);
   //! [checks]
-  ch.plots.heatmaps({"06-01-weights", "The test sentence before (left) and after (right) training",
-                     {{"", "before training", test.tokens, test.tokens, before},
-                      {"", "after training", test.tokens, test.tokens, after}}});
-  ch.plots.lines({"06-02-loss", "Training loss", "step", "loss",
-                  arma::regspace<arma::rowvec>(0, double(fit.losses.size() - 1)),
-                  {{"loss", arma::rowvec(fit.losses), "#d6604d"}}, false, false, "top right"});
-  ch.plots.bars({"06-03-it-row", "Where \"it\" looks, before and after training", test.tokens,
-                 {{"before", before.row(it), "#9e9e9e"}, {"after", after.row(it), "#2166ac"}},
-                 "weight"});
+  draw(ch, test, fit, before, after);
 }
 
 void how_sure(attn::Chapter& ch, const Setup& s) {
-  fmt::print(ch.out, "\nλ decides how sure the trained head becomes (same data, same start):\n"
-                     "     λ   it -> cat   largest other weight\n");
+  fmt::print(ch.out,
+             "\nλ decides how sure the trained head becomes (same data, same start):\n"
+             "     λ   it -> cat   largest other weight\n");
   for (double decay : kDecays) {
-    const attn::FitSettings settings{decay, kFit.learning_rate, kFit.stop_gradient, kFit.max_steps};
+    attn::FitSettings settings = kFit;
+    settings.weight_decay = decay;
     const attn::HeadFit fit = attn::fit_head(s.sentences.training, s.W_Q0, s.W_K0, settings);
     const attn::AttentionExample& test = s.sentences.test;
     const arma::rowvec row = weights_of(test, fit.W_Q, fit.W_K).row(test.query);
@@ -147,7 +192,8 @@ void tell_story(attn::Chapter& ch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const attn::ChapterInfo info{"ch06_trained_head",
-                               "Chapter 06: train one attention head until \"it\" attends to \"cat\""};
+  const attn::ChapterInfo info{
+      .executable = "ch06_trained_head",
+      .summary = "Chapter 06: train one attention head until \"it\" attends to \"cat\""};
   return attn::run_chapter(argc, argv, info, tell_story);
 }

@@ -3,56 +3,233 @@
 // noun; a bigram model cannot. Its page: chapters/10_tiny_transformer/chapter.md.
 
 #include "agreement.hpp"
-#include <attn/book/chapter.hpp>
 #include "language_model.hpp"
+
+#include <attn/book/chapter.hpp>
+#include <attn/book/palette.hpp>
 #include <attn/math/transformer.hpp>
 
-#include <CLI/CLI.hpp>
 #include <fmt/ostream.h>
+#include <CLI/CLI.hpp>
 
-#include <array>
 #include <cmath>
-#include <tuple>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace {
 namespace ag = attn::agreement;
+namespace colour = attn::colour;
 
 //! [settings]
 // Every size and setting. Training always runs exactly kTraining.steps steps (no early
 // stopping), so the held-out loss never decides when it ends.
-const attn::TransformerConfig kModel{35 /*vocabulary*/, 16 /*d_model*/, 2 /*heads*/,
-                                     1 /*block*/, 64 /*MLP width*/, 13 /*max_length*/, true};
-const ag::TrainingSettings kTraining{800 /*steps*/, 32 /*sentences a step*/, 1e-2 /*Adam's η*/,
-                                     50 /*steps between measurements*/, 1 /*weights' seed*/};
-const std::size_t kTrainingSentences = 2000, kHeldOutSentences = 500;
-const std::uint64_t kTrainingSeed = 1, kHeldOutSeed = 2;  // the sentences' seeds
+const attn::TransformerConfig kModel{
+    .vocabulary = 35,
+    .d_model = 16,
+    .heads = 2,
+    .layers = 1,
+    .d_ff = 64,        // the MLP's hidden width
+    .max_length = 13,  // the longest sentence
+    .positions = true,
+};
+const ag::TrainingSettings kTraining{
+    .steps = 800,
+    .batch_sentences = 32,
+    .learning_rate = 1e-2,  // Adam's η
+    .evaluate_every = 50,   // steps between two measurements on the held-out set
+    .seed = 1,              // the initial weights' seed
+};
+const std::size_t kTrainingSentences = 2000;
+const std::size_t kHeldOutSentences = 500;
+const std::uint64_t kTrainingSeed = 1;  // the training sentences' seed
+const std::uint64_t kHeldOutSeed = 2;   // the held-out sentences' seed
 //! [settings]
 
 //! [article-numbers]
-const double kLossNearLogV = 0.1;                   // the first loss, within this of ln 35 = 3.555
-const double kCoinFlip = 0.5, kCoinFlipBand = 0.1;  // the bigram model's accuracy
-const double kAtLeast = 0.95;                       // the trained model's held-out accuracy
+const double kLossNearLogV = 0.1;  // the first loss, within this of ln 35 = 3.555
+const double kCoinFlip = 0.5;      // the bigram model's accuracy...
+const double kCoinFlipBand = 0.1;  // ...within this
+const double kAtLeast = 0.95;      // the trained model's held-out accuracy
 //! [article-numbers]
 
-void heads(attn::Chapter& ch, const attn::TransformerWeights& model, const std::vector<ag::Sentence>& held) {
-  std::vector<attn::Series> bars;
-  for (const bool pronoun : {false, true}) {
-    const auto slot = [pronoun](const ag::Sentence& s) { return pronoun ? s.pronoun_slot : s.verb_slot; };
-    fmt::print(ch.out, "\nWhere each head looks from {}\n(mean weight over the held-out set)\n"
-               "                 subject  distractor  was/were    self\n",
-               pronoun ? "\"so\", the word before it/they" : "the word before was/were");
-    for (const ag::HeadFocus& f : ag::head_focus(model, held, slot)) {
-      fmt::print(ch.out, "  layer {} head {}  {:>6.3f}  {:>10.3f}  {:>8}  {:>6.3f}\n", f.layer, f.head,
-                 f.subject, f.distractor, pronoun ? fmt::format("{:.3f}", f.verb) : "-", f.self);
-      // From before was/were the verb is still ahead, hidden by the causal mask: no bar (NaN).
-      const double verb = pronoun ? f.verb : arma::datum::nan;
-      bars.push_back({fmt::format("head {}, from {}", f.head, pronoun ? "\"so\"" : "before was/were"),
-                      {f.subject, f.distractor, verb, f.self},
-                      std::array{"#d95f02", "#fdae6b", "#1b9e77", "#a6dba0"}[2 * pronoun + f.head % 2]});
-    }
+// What the chapter prints.
+const std::size_t kSentencesShown = 3;  // of the training set
+const arma::uword kTableEvery = 2;      // every second measurement goes into the table
+const std::size_t kContinuations = 4;   // held-out sentences continued greedily
+const arma::uword kUpToTheClause = 6;   // "the dogs that the horses heard": six words
+const std::vector<std::uint64_t> kSeeds = {1, 2, 3};  // of the comparison's runs
+
+// One of the two query rows that agreement depends on: the word before was/were, and "so",
+// the word before it/they.
+struct AgreementSlot {
+  std::string heading;  // where the query stands, in the table's heading
+  std::string legend;   // the same, in the figure's key
+  arma::uword (*row)(const ag::Sentence&);
+  bool verb_visible;  // whether was/were is already behind the query (the mask is causal)
+  const char* first_head_colour;
+  const char* second_head_colour;
+};
+
+const AgreementSlot kBeforeVerb{.heading = "the word before was/were",
+                                .legend = "before was/were",
+                                .row = [](const ag::Sentence& s) { return s.verb_slot; },
+                                .verb_visible = false,
+                                .first_head_colour = colour::dark_orange,
+                                .second_head_colour = colour::light_orange};
+
+const AgreementSlot kBeforePronoun{.heading = "\"so\", the word before it/they",
+                                   .legend = "\"so\"",
+                                   .row = [](const ag::Sentence& s) { return s.pronoun_slot; },
+                                   .verb_visible = true,
+                                   .first_head_colour = colour::teal,
+                                   .second_head_colour = colour::light_green};
+
+// One row of the comparison: the model with one thing changed.
+struct Variant {
+  std::string label;
+  arma::uword heads;
+  bool positions;
+};
+
+const std::vector<Variant> kVariants = {
+    {.label = "2 heads (the model)", .heads = 2, .positions = true},
+    {.label = "1 head of width 16", .heads = 1, .positions = true},
+    {.label = "2 heads, no positions", .heads = 2, .positions = false},
+};
+
+void the_language(attn::Chapter& ch, const std::vector<ag::Sentence>& train,
+                  const std::vector<ag::Sentence>& held) {
+  fmt::print(ch.out, "The language: {} words; {} training sentences (seed {}), {} held out\n",
+             ag::vocabulary().size(), train.size(), kTrainingSeed, held.size());
+  fmt::print(ch.out, "(seed {}), {} of which are also training sentences. The first three:\n",
+             kHeldOutSeed, ag::repeated(train, held));
+  for (std::size_t k = 0; k < kSentencesShown; ++k) {
+    fmt::print(ch.out, "  {}\n", ag::text(train[k].tokens));
   }
-  ch.plots.bars({"10-04-head-focus", "Mean attention weight from the two agreement slots",
-                 {"subject N1", "distractor N2", "was/were", "itself"}, bars, "mean weight"});
+}
+
+// The baseline: the next word from the current word alone, counted from the training set.
+ag::Accuracy bigram_baseline(attn::Chapter& ch, const std::vector<ag::Sentence>& train,
+                             const std::vector<ag::Sentence>& held) {
+  const arma::mat counts = ag::bigram_counts(train);
+  const ag::Accuracy bigram = ag::accuracy(held, ag::bigram_scores(counts, held));
+  fmt::print(ch.out, "\nA bigram model counted from the training set: held-out loss {:.3f};\n",
+             ag::bigram_loss(counts, held));
+  fmt::print(ch.out, "agreement accuracy {:.3f} ({:.3f} where the nouns disagree), over {} slots\n",
+             bigram.all, bigram.disagreeing, bigram.slots);
+  ch.checks.approximately("bigram agreement accuracy, a coin flip", kCoinFlip, kCoinFlipBand,
+                          bigram.all);
+  return bigram;
+}
+
+ag::Trained train_the_model(attn::Chapter& ch, const std::vector<ag::Sentence>& train,
+                            const std::vector<ag::Sentence>& held) {
+  fmt::print(
+      ch.out, "\nThe transformer: {} block, d_model {}, {} heads, MLP width {}: {} parameters.\n",
+      kModel.layers, kModel.d_model, kModel.heads, kModel.d_ff, attn::parameter_count(kModel));
+  fmt::print(ch.out, "{} Adam steps of {} sentences, learning rate {}\n", kTraining.steps,
+             kTraining.batch_sentences, kTraining.learning_rate);
+  const ag::Progress progress = ag::progress_line(ch.log, kTraining.steps);
+  const ag::Trained trained = ag::train(kModel, kTraining, train, held, progress);
+  // A measurement, not a check: it depends on the machine, so it goes to stderr and never
+  // fails the chapter (a Raspberry Pi or an emulated arm64 system is slower, and still right).
+  fmt::print(ch.log, "training took {:.1f} s (measured; it varies with the machine)\n",
+             trained.seconds);
+  return trained;
+}
+
+void training_table(attn::Chapter& ch, const ag::Trained& trained,
+                    const std::vector<ag::Sentence>& held) {
+  const ag::Curves& curves = trained.curves;
+  fmt::print(ch.out,
+             "\nThe loss of the grammar itself on the held-out set, the best a model can expect: "
+             "{:.4f}\n\n",
+             ag::loss_floor(held));
+  fmt::print(ch.out,
+             "  step   training loss   held-out loss   agreement accuracy (nouns disagree)\n");
+  for (arma::uword i = 0; i < curves.steps.n_elem; i += kTableEvery) {
+    fmt::print(ch.out, "  {:>4.0f}   {:>13.4f}   {:>13.4f}   {:>18.3f} ({:.3f})\n", curves.steps(i),
+               curves.training_loss(i), curves.heldout_loss(i), curves.accuracy(i),
+               curves.disagreeing(i));
+  }
+  fmt::print(ch.out, "After training: held-out loss {:.4f}; agreement accuracy {:.3f}\n",
+             trained.after.loss, trained.after.accuracy.all);
+  fmt::print(ch.out, "({:.3f} where the nouns disagree)\n", trained.after.accuracy.disagreeing);
+}
+
+void check_training(attn::Chapter& ch, const ag::Trained& trained) {
+  const double uniform_loss = std::log(static_cast<double>(kModel.vocabulary));
+  ch.checks.approximately("loss before training, near ln 35", uniform_loss, kLossNearLogV,
+                          trained.before.loss);
+  ch.checks.claim(fmt::format("held-out agreement accuracy at least {:.2f}", kAtLeast),
+                  trained.after.accuracy.all >= kAtLeast);
+  ch.checks.claim(fmt::format("and where the nouns disagree, at least {:.2f}", kAtLeast),
+                  trained.after.accuracy.disagreeing >= kAtLeast);
+}
+
+void learning_curves(attn::Chapter& ch, const ag::Curves& curves, const ag::Accuracy& bigram) {
+  const attn::Series training_loss{
+      .label = "training batches", .y = curves.training_loss, .colour = colour::dark_orange};
+  const attn::Series heldout_loss{
+      .label = "held-out sentences", .y = curves.heldout_loss, .colour = colour::teal};
+  ch.plots.lines({.name = "10-01-loss",
+                  .title = "Next-word loss while training",
+                  .x_label = "Adam step",
+                  .y_label = "cross-entropy (nats per word)",
+                  .x = curves.steps,
+                  .series = {training_loss, heldout_loss},
+                  .key_at = "top right"});
+
+  const attn::Series every_slot{
+      .label = "every slot", .y = curves.accuracy, .colour = colour::teal};
+  const attn::Series nouns_disagree{
+      .label = "nouns that disagree", .y = curves.disagreeing, .colour = colour::violet};
+  const attn::Series bigram_line{.label = "bigram model",
+                                 .y = arma::rowvec(curves.steps.n_elem).fill(bigram.all),
+                                 .colour = colour::dark_orange,
+                                 .dashed = true};
+  ch.plots.lines({.name = "10-02-accuracy",
+                  .title = "Agreement accuracy on the held-out sentences",
+                  .x_label = "Adam step",
+                  .y_label = "accuracy",
+                  .x = curves.steps,
+                  .series = {every_slot, nouns_disagree, bigram_line},
+                  .key_at = "center right"});
+}
+
+// Where each head looks from one slot: a table, and one bar series per head for the figure.
+std::vector<attn::Series> head_focus_from(attn::Chapter& ch, const attn::TransformerWeights& model,
+                                          const std::vector<ag::Sentence>& held,
+                                          const AgreementSlot& slot) {
+  fmt::print(ch.out, "\nWhere each head looks from {}\n", slot.heading);
+  fmt::print(ch.out, "(mean weight over the held-out set)\n");
+  fmt::print(ch.out, "                 subject  distractor  was/were    self\n");
+  std::vector<attn::Series> bars;
+  for (const ag::HeadFocus& focus : ag::head_focus(model, held, slot.row)) {
+    // Before was/were the verb is still ahead, hidden by the causal mask: no number, no bar.
+    const std::string verb_cell = slot.verb_visible ? fmt::format("{:.3f}", focus.verb) : "-";
+    const double verb_bar = slot.verb_visible ? focus.verb : arma::datum::nan;
+    fmt::print(ch.out, "  layer {} head {}  {:>6.3f}  {:>10.3f}  {:>8}  {:>6.3f}\n", focus.layer,
+               focus.head, focus.subject, focus.distractor, verb_cell, focus.self);
+    bars.push_back({.label = fmt::format("head {}, from {}", focus.head, slot.legend),
+                    .y = {focus.subject, focus.distractor, verb_bar, focus.self},
+                    .colour = focus.head == 0 ? slot.first_head_colour : slot.second_head_colour});
+  }
+  return bars;
+}
+
+void where_the_heads_look(attn::Chapter& ch, const attn::TransformerWeights& model,
+                          const std::vector<ag::Sentence>& held) {
+  std::vector<attn::Series> bars = head_focus_from(ch, model, held, kBeforeVerb);
+  const std::vector<attn::Series> from_so = head_focus_from(ch, model, held, kBeforePronoun);
+  bars.insert(bars.end(), from_so.begin(), from_so.end());
+  ch.plots.bars({.name = "10-04-head-focus",
+                 .title = "Mean attention weight from the two agreement slots",
+                 .labels = {"subject N1", "distractor N2", "was/were", "itself"},
+                 .series = bars,
+                 .value_label = "mean weight"});
   ch.plots.heatmaps(ag::attention_figure("10-03-heads", model, held.front()));
 }
 
@@ -79,115 +256,135 @@ void position_probe(attn::Chapter& ch, const attn::TransformerWeights& model,
                     const std::vector<ag::Sentence>& held) {
   const std::vector<ag::Sentence> shifted = with_one_more_the(held);
   const ag::Accuracy accuracy = ag::evaluate(model, shifted).accuracy;
-  const auto before_was = [](const ag::Sentence& s) { return s.verb_slot; };
-  const ag::HeadFocus head1 = ag::head_focus(model, shifted, before_was).at(1);
-  fmt::print(ch.out, "\nThe subject is always word 1. With one more \"the\" in front, the subject is word 2:\n"
-             "  e.g. {} ...\n  agreement accuracy {:.3f} ({:.3f} where the nouns disagree); head 1, from "
-             "the word\n  before was/were, puts {:.3f} on the subject and {:.3f} on the distractor\n",
-             ag::text(shifted.front().tokens.head(shifted.front().verb_slot + 1)), accuracy.all,
-             accuracy.disagreeing, head1.subject, head1.distractor);
+  const ag::HeadFocus second_head = ag::head_focus(model, shifted, kBeforeVerb.row).at(1);
+  const ag::Sentence& example = shifted.front();
+  const arma::uvec example_start = example.tokens.head(example.verb_slot + 1);
+  fmt::print(ch.out,
+             "\nThe subject is always word 1. "
+             "With one more \"the\" in front, the subject is word 2:\n");
+  fmt::print(ch.out, "  e.g. {} ...\n", ag::text(example_start));
+  fmt::print(ch.out, "  agreement accuracy {:.3f} ({:.3f} where the nouns disagree); ",
+             accuracy.all, accuracy.disagreeing);
+  fmt::print(ch.out, "head 1, from the word\n");
+  fmt::print(ch.out, "  before was/were, puts {:.3f} on the subject and {:.3f} on the distractor\n",
+             second_head.subject, second_head.distractor);
 }
 
 void continuations(attn::Chapter& ch, const attn::TransformerWeights& model,
-                   const std::vector<ag::Sentence>& held, const std::string& prompt) {
-  fmt::print(ch.out, "\nGreedy continuations of held-out sentences, cut after the relative clause\n");
+                   const std::vector<ag::Sentence>& held) {
+  const arma::uword full_stop = ag::word_id(".");
+  fmt::print(ch.out,
+             "\nGreedy continuations of held-out sentences, cut after the relative clause\n");
   bool all_agree = true;
-  for (std::size_t k = 0; k < 4; ++k) {
-    const arma::uvec cut = held[k].tokens.head(6), text = attn::greedy_continue(model, cut, 0);
-    fmt::print(ch.out, "  {} | {}\n", ag::text(cut), ag::text(text.tail(text.n_elem - cut.n_elem)));
-    all_agree &= ag::agrees(text, held[k].subject_plural);
+  for (std::size_t k = 0; k < kContinuations; ++k) {
+    const arma::uvec cut = held[k].tokens.head(kUpToTheClause);
+    const arma::uvec text = attn::greedy_continue(model, cut, full_stop);
+    const arma::uvec added = text.tail(text.n_elem - cut.n_elem);
+    fmt::print(ch.out, "  {} | {}\n", ag::text(cut), ag::text(added));
+    all_agree = all_agree && ag::agrees(text, held[k].subject_plural);
   }
   ch.checks.claim("every continuation's was/were and it/they agree with its subject", all_agree);
-  if (prompt.empty()) return;
-  const arma::uvec words = ag::parse(prompt), text = attn::greedy_continue(model, words, 0);
-  fmt::print(ch.out, "\nYour prompt: {} | ...\ncontinued:   {}\n", prompt, ag::text(text));
-  const arma::uword context_length = model.config.max_length;  // the positions it has
-  const bool finished = text(text.n_elem - 1) == ag::word_id(".");
-  if (words.n_elem >= context_length)
-    fmt::print(ch.out, "(nothing added: the model has {} positions, its context length, and your "
-               "prompt\n already fills them with {} words)\n", context_length, words.n_elem);
-  else if (!finished)
-    fmt::print(ch.out, "(stopped after {} words, before a \".\": the model has {} positions, its "
-               "context length,\n and cannot read a longer text)\n", text.n_elem, context_length);
 }
 
+// The reader's own --prompt, continued, and why it stopped where it did.
+void continue_prompt(attn::Chapter& ch, const attn::TransformerWeights& model,
+                     const std::string& prompt) {
+  const arma::uword full_stop = ag::word_id(".");
+  const arma::uvec words = ag::parse(prompt);
+  const arma::uvec text = attn::greedy_continue(model, words, full_stop);
+  fmt::print(ch.out, "\nYour prompt: {} | ...\n", prompt);
+  fmt::print(ch.out, "continued:   {}\n", ag::text(text));
+  const arma::uword context_length = model.config.max_length;  // the positions it has
+  const bool finished = text(text.n_elem - 1) == full_stop;
+  if (words.n_elem >= context_length) {
+    fmt::print(ch.out, "(nothing added: the model has {} positions, its context length, ",
+               context_length);
+    fmt::print(ch.out, "and your prompt\n already fills them with {} words)\n", words.n_elem);
+  } else if (!finished) {
+    fmt::print(ch.out, "(stopped after {} words, before a \".\": the model has {} positions, ",
+               text.n_elem, context_length);
+    fmt::print(ch.out, "its context length,\n and cannot read a longer text)\n");
+  }
+}
+
+// The same training, one thing changed at a time, each from three seeds.
 void comparison(attn::Chapter& ch, const std::vector<ag::Sentence>& train,
                 const std::vector<ag::Sentence>& held, const ag::Evaluation& model) {
-  std::vector<ag::Run> runs;  // 3 variants × 3 seeds; the first is the model again
-  for (const auto& [heads, positions] : {std::pair{2u, true}, {1u, true}, {2u, false}})
-    for (const std::uint64_t seed : {1, 2, 3}) {
-      ag::Run& r = runs.emplace_back(ag::Run{kModel, kTraining});  // measured at the end only
-      std::tie(r.config.heads, r.config.positions, r.settings.seed, r.settings.evaluate_every) =
-          std::tuple{heads, positions, seed, kTraining.steps};
+  std::vector<ag::Run> runs;
+  for (const Variant& variant : kVariants) {
+    for (const std::uint64_t seed : kSeeds) {
+      ag::Run run{.config = kModel, .settings = kTraining};
+      run.config.heads = variant.heads;
+      run.config.positions = variant.positions;
+      run.settings.seed = seed;
+      run.settings.evaluate_every = kTraining.steps;  // measured at the end only
+      runs.push_back(run);
     }
+  }
   const std::vector<ag::Evaluation> results = ag::train_side_by_side(runs, train, held);
-  fmt::print(ch.out, "\nThe same training with one thing changed: held-out agreement accuracy\n(where the "
-             "nouns disagree), three seeds each\n                          seed 1          seed 2          seed 3\n");
-  for (std::size_t k = 0; k < results.size(); ++k)
-    fmt::print(ch.out, "{}   {:.3f} ({:.3f}){}", k % 3 ? "" : std::array{"  2 heads (the model)  ", "  1 head "
-               "of width 16   ", "  2 heads, no positions"}[k / 3], results[k].accuracy.all,
-               results[k].accuracy.disagreeing, k % 3 == 2 ? "\n" : "");
-  ch.checks.claim("trained again from seed 1, the model scores exactly the same",
-                  results[0].accuracy.all == model.accuracy.all && results[0].loss == model.loss);
+  fmt::print(ch.out, "\nThe same training with one thing changed: held-out agreement accuracy\n");
+  fmt::print(ch.out, "(where the nouns disagree), three seeds each\n");
+  fmt::print(ch.out, "                          seed 1          seed 2          seed 3\n");
+  for (std::size_t v = 0; v < kVariants.size(); ++v) {
+    fmt::print(ch.out, "  {:<21}", kVariants[v].label);
+    for (std::size_t s = 0; s < kSeeds.size(); ++s) {
+      const ag::Accuracy& accuracy = results[v * kSeeds.size() + s].accuracy;
+      fmt::print(ch.out, "   {:.3f} ({:.3f})", accuracy.all, accuracy.disagreeing);
+    }
+    fmt::print(ch.out, "\n");
+  }
+  const ag::Evaluation& seed_one_again = results.front();  // the model's variant, seed 1
+  const bool same =
+      seed_one_again.accuracy.all == model.accuracy.all && seed_one_again.loss == model.loss;
+  ch.checks.claim("trained again from seed 1, the model scores exactly the same", same);
+}
+
+// CLI11's check of --prompt: empty when every word is in the language, else why not (the
+// words the language has), so an unknown word is refused before training starts.
+std::string unknown_words(const std::string& prompt) {
+  try {
+    ag::parse(prompt);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return {};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const attn::ChapterInfo info{"ch10_tiny_transformer", "Chapter 10: a small transformer, trained "
-                               "here, gets agreement right where a bigram model guesses", false, "the target"};
+  const attn::ChapterInfo info{
+      .executable = "ch10_tiny_transformer",
+      .summary =
+          "Chapter 10: a small transformer, trained here, gets agreement right where a bigram "
+          "model guesses",
+      .reference = "the target"};
   bool quick = false;
   std::string prompt;
   const auto options = [&](CLI::App& app) {
-    app.add_flag("--quick", quick, "train the model only, not the nine runs of the comparison table");
-    app.add_option("--prompt", prompt, "words to continue greedily, e.g. \"the mice that saw the cat\"")
-        ->check([](const std::string& words) {  // an unknown word is refused before training
-          try { ag::parse(words); } catch (const std::invalid_argument& e) { return std::string(e.what()); }
-          return std::string(); });
+    app.add_flag("--quick", quick,
+                 "train the model only, not the nine runs of the comparison table");
+    app.add_option("--prompt", prompt,
+                   "words to continue greedily, e.g. \"the mice that saw the cat\"")
+        ->check(unknown_words);
   };
   return attn::run_chapter(argc, argv, info, options, [&](attn::Chapter& ch) {
     const std::vector<ag::Sentence> train = ag::generate(kTrainingSeed, kTrainingSentences);
     const std::vector<ag::Sentence> held = ag::generate(kHeldOutSeed, kHeldOutSentences);
-    fmt::print(ch.out, "The language: {} words; {} training sentences (seed {}), {} held out\n(seed {}), {} "
-               "of which are also training sentences. The first three:\n", ag::vocabulary().size(),
-               train.size(), kTrainingSeed, held.size(), kHeldOutSeed, ag::repeated(train, held));
-    for (std::size_t k = 0; k < 3; ++k) fmt::print(ch.out, "  {}\n", ag::text(train[k].tokens));
-    const arma::mat counts = ag::bigram_counts(train);
-    const ag::Accuracy bigram = ag::accuracy(held, ag::bigram_scores(counts, held));
-    fmt::print(ch.out, "\nA bigram model counted from the training set: held-out loss {:.3f};\nagreement "
-               "accuracy {:.3f} ({:.3f} where the nouns disagree), over {} slots\n",
-               ag::bigram_loss(counts, held), bigram.all, bigram.disagreeing, bigram.slots);
-    ch.checks.approximately("bigram agreement accuracy, a coin flip", kCoinFlip, kCoinFlipBand, bigram.all);
-    fmt::print(ch.out, "\nThe transformer: {} block, d_model {}, {} heads, MLP width {}: {} parameters.\n{} Adam "
-               "steps of {} sentences, learning rate {}\n", kModel.layers, kModel.d_model, kModel.heads,
-               kModel.d_ff, attn::parameter_count(kModel), kTraining.steps, kTraining.batch_sentences,
-               kTraining.learning_rate);
-    const ag::Trained t =
-        ag::train(kModel, kTraining, train, held, ag::progress_line(ch.log, kTraining.steps));
-    // A measurement, not a check: it depends on the machine, so it goes to stderr and never
-    // fails the chapter (a Raspberry Pi or an emulated arm64 system is slower, and still right).
-    fmt::print(ch.log, "training took {:.1f} s (measured; it varies with the machine)\n", t.seconds);
-    fmt::print(ch.out, "\nThe loss of the grammar itself on the held-out set, the best a model can expect: {:.4f}\n\n"
-               "  step   training loss   held-out loss   agreement accuracy (nouns disagree)\n", ag::loss_floor(held));
-    for (arma::uword i = 0; i < t.curves.steps.n_elem; i += 2)
-      fmt::print(ch.out, "  {:>4.0f}   {:>13.4f}   {:>13.4f}   {:>18.3f} ({:.3f})\n", t.curves.steps(i),
-                 t.curves.training_loss(i), t.curves.heldout_loss(i), t.curves.accuracy(i), t.curves.disagreeing(i));
-    fmt::print(ch.out, "After training: held-out loss {:.4f}; agreement accuracy {:.3f}\n({:.3f} where the "
-               "nouns disagree)\n", t.after.loss, t.after.accuracy.all, t.after.accuracy.disagreeing);
-    ch.checks.approximately("loss before training, near ln 35", std::log(35.0), kLossNearLogV, t.before.loss);
-    ch.checks.claim(fmt::format("held-out agreement accuracy at least {:.2f}", kAtLeast), t.after.accuracy.all >= kAtLeast);
-    ch.checks.claim(fmt::format("and where the nouns disagree, at least {:.2f}", kAtLeast), t.after.accuracy.disagreeing >= kAtLeast);
-    ch.plots.lines({"10-01-loss", "Next-word loss while training", "Adam step", "cross-entropy (nats per word)",
-                    t.curves.steps, {{"training batches", t.curves.training_loss, "#d95f02"},
-                                     {"held-out sentences", t.curves.heldout_loss, "#1b9e77"}}, false, false, "top right"});
-    ch.plots.lines({"10-02-accuracy", "Agreement accuracy on the held-out sentences", "Adam step", "accuracy",
-                    t.curves.steps, {{"every slot", t.curves.accuracy, "#1b9e77"},
-                                     {"nouns that disagree", t.curves.disagreeing, "#7570b3"},
-                                     {"bigram model", arma::rowvec(t.curves.steps.n_elem).fill(bigram.all), "#d95f02", true}},
-                    false, false, "center right"});
-    heads(ch, t.model, held);
-    position_probe(ch, t.model, held);
-    continuations(ch, t.model, held, prompt);
-    if (!quick) comparison(ch, train, held, t.after);
+    the_language(ch, train, held);
+    const ag::Accuracy bigram = bigram_baseline(ch, train, held);
+    const ag::Trained trained = train_the_model(ch, train, held);
+    training_table(ch, trained, held);
+    check_training(ch, trained);
+    learning_curves(ch, trained.curves, bigram);
+    where_the_heads_look(ch, trained.model, held);
+    position_probe(ch, trained.model, held);
+    continuations(ch, trained.model, held);
+    if (!prompt.empty()) {
+      continue_prompt(ch, trained.model, prompt);
+    }
+    if (!quick) {
+      comparison(ch, train, held, trained.after);
+    }
   });
 }

@@ -4,9 +4,10 @@
 /// Figures are PNG files named `NN-MM-what.png` (chapter, figure, subject) in one folder, by
 /// default the build's `plots/` (`build/plots`). A figure is drawn into `NAME.png.part` and
 /// moved over `NAME.png` only once gnuplot reports that it drew it without an error, so a
-/// gnuplot that fails or is killed half-way leaves the previous file as it was. Heatmaps follow one convention everywhere: queries are
-/// rows, top to bottom; keys are columns; tokens label both axes; every cell shows its value;
-/// weights use a fixed 0..1 colour scale and scores a scale symmetric about 0.
+/// gnuplot that fails or is killed half-way leaves the previous file as it was. Heatmaps follow one
+/// convention everywhere: queries are rows, top to bottom; keys are columns; tokens label both
+/// axes; every cell shows its value; weights use a fixed 0..1 colour scale and scores a scale
+/// symmetric about 0.
 ///
 /// Without gnuplot on the `PATH` nothing is drawn: the chapter still computes, prints and
 /// checks, and one line on stderr says that plots were skipped. With `in_terminal` the same
@@ -33,9 +34,9 @@ namespace attn {
 
 /// \brief Where and whether figures are drawn.
 struct PlotOptions {
-  bool enabled = true;            ///< false with `--no-plots`.
-  std::filesystem::path folder;   ///< where PNG files go (created if missing).
-  bool in_terminal = false;       ///< draw on stdout as ANSI text instead of PNG files.
+  bool enabled = true;           ///< false with `--no-plots`.
+  std::filesystem::path folder;  ///< where PNG files go (created if missing).
+  bool in_terminal = false;      ///< draw on stdout as ANSI text instead of PNG files.
 };
 
 /// \brief How a heatmap's colours map to values.
@@ -47,8 +48,8 @@ enum class ColourScale {
 /// \brief One stop of a colour scale: at this value, this colour; colours between two stops
 ///        are mixed linearly in RGB, as gnuplot's `set palette defined` mixes them.
 struct ColourStop {
-  double at;            ///< the value.
-  std::string colour;   ///< `#rrggbb`.
+  double at;           ///< the value.
+  std::string colour;  ///< `#rrggbb`.
 };
 
 /// \brief The weights' fixed 0..1 colour scale (ColourScale::weights): white-blue at 0 to
@@ -69,13 +70,13 @@ bool dark_weight(double weight);
 
 /// \brief A grid of values drawn as coloured cells with the value written in each.
 struct Heatmap {
-  std::string name;                     ///< file stem, `"01-02-weights"`.
-  std::string title;                    ///< shown above the grid.
-  std::vector<std::string> queries;     ///< one label per row.
-  std::vector<std::string> keys;        ///< one label per column.
-  arma::mat values;                     ///< `(queries × keys)`.
+  std::string name = {};             ///< file stem, `"01-02-weights"`; unused in a HeatmapRow.
+  std::string title;                 ///< shown above the grid.
+  std::vector<std::string> queries;  ///< one label per row.
+  std::vector<std::string> keys;     ///< one label per column.
+  arma::mat values;                  ///< `(queries × keys)`.
   ColourScale scale = ColourScale::weights;  ///< colour mapping.
-  int decimals = 2;                     ///< digits written in each cell.
+  int decimals = 2;                          ///< digits written in each cell.
   /// false for a large grid, such as a position encoding: colours only, small cells, and no
   /// limit on the number of rows and columns (labels may be empty strings to thin the ticks).
   bool write_values = true;
@@ -86,23 +87,23 @@ struct Heatmap {
 
 /// \brief Several heatmaps side by side in one figure, on one shared colour scale.
 struct HeatmapRow {
-  std::string name;               ///< file stem of the figure.
-  std::string title;              ///< shown above all panels.
-  std::vector<Heatmap> panels;    ///< left to right; their own names are not used.
+  std::string name;             ///< file stem of the figure.
+  std::string title;            ///< shown above all panels.
+  std::vector<Heatmap> panels;  ///< left to right; their own names are not used.
 };
 
 /// \brief One arrow from the origin in a 2-D picture.
 struct Arrow {
-  std::string label;    ///< written at the tip.
-  arma::rowvec tip;     ///< `(1 × 2)`: where the arrow ends.
-  std::string colour;   ///< any gnuplot colour name or `#rrggbb`.
+  std::string label;   ///< written at the tip.
+  arma::rowvec tip;    ///< `(1 × 2)`: where the arrow ends.
+  std::string colour;  ///< any gnuplot colour name or `#rrggbb`.
 };
 
 /// \brief 2-D vectors drawn as arrows from the origin, with equal axis scales.
 struct VectorPicture {
-  std::string name;             ///< file stem.
-  std::string title;            ///< shown above the picture.
-  std::vector<Arrow> arrows;    ///< drawn in order.
+  std::string name;           ///< file stem.
+  std::string title;          ///< shown above the picture.
+  std::vector<Arrow> arrows;  ///< drawn in order.
 };
 
 /// \brief One curve of a line plot.
@@ -115,28 +116,28 @@ struct Series {
 
 /// \brief Curves against a shared x axis (for example a measurement against d_k).
 struct LinePlot {
-  std::string name;             ///< file stem.
-  std::string title;            ///< shown above the plot.
-  std::string x_label;          ///< x-axis label.
-  std::string y_label;          ///< y-axis label.
-  arma::rowvec x;               ///< `(1 × points)`.
-  std::vector<Series> series;   ///< drawn in order, each with a key entry.
-  bool log_x = false;           ///< logarithmic x axis (base 2).
-  bool log_y = false;           ///< logarithmic y axis (base 10).
+  std::string name;                 ///< file stem.
+  std::string title;                ///< shown above the plot.
+  std::string x_label;              ///< x-axis label.
+  std::string y_label;              ///< y-axis label.
+  arma::rowvec x;                   ///< `(1 × points)`.
+  std::vector<Series> series;       ///< drawn in order, each with a key entry.
+  bool log_x = false;               ///< logarithmic x axis (base 2).
+  bool log_y = false;               ///< logarithmic y axis (base 10).
   std::string key_at = "top left";  ///< where the key sits, in gnuplot's words.
 };
 
 /// \brief Labelled bars, one group per token, one bar per series (for example a query's
 ///        weights before and after training).
 struct BarChart {
-  std::string name;                     ///< file stem.
-  std::string title;                    ///< shown above the bars.
-  std::vector<std::string> labels;      ///< one label per group.
+  std::string name;                 ///< file stem.
+  std::string title;                ///< shown above the bars.
+  std::vector<std::string> labels;  ///< one label per group.
   /// One bar per group each; `y` has one value per label, NaN where a bar does not apply (no
   /// bar is drawn there).
   std::vector<Series> series;
-  std::string value_label;              ///< y-axis label.
-  bool unit_range = true;               ///< fix the y-axis to 0..1 (for weights).
+  std::string value_label;  ///< y-axis label.
+  bool unit_range = true;   ///< fix the y-axis to 0..1 (for weights).
 };
 
 /// \brief Draws the book's figures, or says once why it does not.

@@ -31,10 +31,10 @@ struct MultiHeadWeights {
   arma::mat W_K;          ///< `(d_model × d_model)`.
   arma::mat W_V;          ///< `(d_model × d_model)`.
   arma::mat W_O;          ///< `(d_model × d_model)`: the output projection.
-  arma::rowvec b_Q;       ///< `(1 × d_model)`, or empty for no bias (all four or none).
-  arma::rowvec b_K;       ///< `(1 × d_model)` or empty.
-  arma::rowvec b_V;       ///< `(1 × d_model)` or empty.
-  arma::rowvec b_O;       ///< `(1 × d_model)` or empty.
+  arma::rowvec b_Q = {};  ///< `(1 × d_model)`, or empty for no bias (all four or none).
+  arma::rowvec b_K = {};  ///< `(1 × d_model)` or empty.
+  arma::rowvec b_V = {};  ///< `(1 × d_model)` or empty.
+  arma::rowvec b_O = {};  ///< `(1 × d_model)` or empty.
 };
 
 /// \brief Everything a multi-head pass produces.
@@ -70,16 +70,15 @@ arma::mat concat_heads(const std::vector<arma::mat>& blocks);
 /// \throws InputError if \p query or \p key is empty, if an input or a weight holds a NaN or
 ///         an infinity (it is named), if \p W's head count does not divide
 ///         \f$d_{\text{model}}\f$ or if only some biases are given.
-MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key,
-                               const arma::mat& value, const MultiHeadWeights& W);
+MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key, const arma::mat& value,
+                               const MultiHeadWeights& W);
 
 /// \brief multi_head_attention() with a mask applied in every head.
 /// \param query,key,value,W as for multi_head_attention(). \param mask `(n × m)`.
 /// \return the heads, their concatenation and the output.
 /// \throws as multi_head_attention() and attend() with a mask do.
-MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key,
-                               const arma::mat& value, const MultiHeadWeights& W,
-                               const Mask& mask);
+MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key, const arma::mat& value,
+                               const MultiHeadWeights& W, const Mask& mask);
 
 /// \brief The heads' weights averaged, as `nn.MultiheadAttention` returns them by default
 ///        (`need_weights=True, average_attn_weights=True`).
