@@ -10,17 +10,18 @@
 
 namespace attn::examples {
 
-//! [random-sentence]
 RandomSentence random_sentence(const std::string& seed, const std::string& sentence,
                                const RandomSetup& setup) {
   RandomSentence r;
   r.tokens = split_words(sentence);  // Python's sentence.split()
-  if (r.tokens.empty()) throw std::invalid_argument("the sentence needs at least one word");
+  if (r.tokens.empty())
+    throw std::invalid_argument("the sentence needs at least one word");
   if (setup.d_model == 0 || setup.d_k == 0 || setup.d_v == 0 || !std::isfinite(setup.weight_scale))
-    throw std::invalid_argument(fmt::format("random_sentence: d_model = {}, d_k = {}, d_v = {} must "
-                                            "be at least 1 and weight_scale = {} finite",
-                                            setup.d_model, setup.d_k, setup.d_v,
-                                            setup.weight_scale));
+    throw std::invalid_argument(
+        fmt::format("random_sentence: d_model = {}, d_k = {}, d_v = {} must "
+                    "be at least 1 and weight_scale = {} finite",
+                    setup.d_model, setup.d_k, setup.d_v, setup.weight_scale));
+  //! [random-sentence]
   numpy::Generator rng = numpy::default_rng(seed);
   // The article's order: X first, then W_Q, W_K, W_V.
   r.X = rng.normal(r.tokens.size(), setup.d_model);
@@ -28,7 +29,7 @@ RandomSentence random_sentence(const std::string& seed, const std::string& sente
   r.W.W_K = rng.normal(setup.d_model, setup.d_k) * setup.weight_scale;
   r.W.W_V = rng.normal(setup.d_model, setup.d_v) * setup.weight_scale;
   return r;
+  //! [random-sentence]
 }
-//! [random-sentence]
 
 }  // namespace attn::examples

@@ -15,12 +15,14 @@ double gradient_norm(const LossGradient& g) {
   return std::sqrt(arma::accu(arma::square(g.dW_Q)) + arma::accu(arma::square(g.dW_K)));
 }
 
-//! [fit-head]
 HeadFit fit_head(const std::vector<AttentionExample>& examples, arma::mat W_Q, arma::mat W_K,
                  const FitSettings& settings) {
   if (std::isnan(settings.stop_gradient) || settings.stop_gradient < 0 || settings.max_steps < 0)
-    throw InputError(fmt::format("fit_head: stop_gradient = {} and max_steps = {} must be at "
-                                 "least 0", settings.stop_gradient, settings.max_steps));
+    throw InputError(
+        fmt::format("fit_head: stop_gradient = {} and max_steps = {} must be at "
+                    "least 0",
+                    settings.stop_gradient, settings.max_steps));
+  //! [fit-head]
   HeadFit fit;
   Adam adam(settings.learning_rate);
   for (int step = 0;; ++step) {
@@ -28,13 +30,14 @@ HeadFit fit_head(const std::vector<AttentionExample>& examples, arma::mat W_Q, a
     fit.losses.push_back(g.loss);
     fit.final_gradient = gradient_norm(g);
     fit.converged = fit.final_gradient < settings.stop_gradient;
-    if (fit.converged || step >= settings.max_steps) break;
+    if (fit.converged || step >= settings.max_steps)
+      break;
     adam.step({&W_Q, &W_K}, {g.dW_Q, g.dW_K});
   }
   fit.W_Q = std::move(W_Q);
   fit.W_K = std::move(W_K);
   return fit;
+  //! [fit-head]
 }
-//! [fit-head]
 
 }  // namespace attn

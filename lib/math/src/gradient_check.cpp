@@ -28,12 +28,15 @@ GradientCheck check_gradient(const std::function<double(const arma::mat&)>& loss
     const double down = loss(probe);
     probe(i) = x(i);
     if (!std::isfinite(up) || !std::isfinite(down))  // NaN would compare as "no error"
-      throw InputError(fmt::format("gradient check: the loss is {} at x + h e_{} and {} at "
-                                   "x - h e_{}; it must be finite", up, i, down, i));
+      throw InputError(
+          fmt::format("gradient check: the loss is {} at x + h e_{} and {} at "
+                      "x - h e_{}; it must be finite",
+                      up, i, down, i));
     const double numeric = (up - down) / (2.0 * h);
-    const double error =
-        std::fabs(numeric - analytic(i)) / std::max(std::fabs(numeric) + std::fabs(analytic(i)), kFloor);
-    if (error >= worst.max_relative_error) worst = {error, i, analytic(i), numeric};
+    const double error = std::fabs(numeric - analytic(i)) /
+                         std::max(std::fabs(numeric) + std::fabs(analytic(i)), kFloor);
+    if (error >= worst.max_relative_error)
+      worst = {error, i, analytic(i), numeric};
   }
   return worst;
 }

@@ -41,7 +41,7 @@ LayerNormGradients layer_norm_backward(const LayerNorm& forward, const arma::row
   require_finite("dy", dy);
   require_finite("gamma", gamma);
   //! [layer-norm-backward]
-  const arma::mat g = dy.each_row() % gamma;                       // dL/dx_hat
+  const arma::mat g = dy.each_row() % gamma;  // dL/dx_hat
   const arma::vec g_mean = arma::mean(g, 1);
   const arma::vec gx_mean = arma::mean(g % forward.x_hat, 1);
   arma::mat dx = g.each_col() - g_mean;
@@ -55,19 +55,21 @@ CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets) {
   require_nonempty("logits", logits);
   require_finite("logits", logits);
   if (targets.n_elem != logits.n_rows)
-    throw ShapeError(fmt::format("cross_entropy: {} targets for logits {}", targets.n_elem,
-                                 shape_of(logits)));
+    throw ShapeError(
+        fmt::format("cross_entropy: {} targets for logits {}", targets.n_elem, shape_of(logits)));
   for (arma::uword i = 0; i < targets.n_elem; ++i)
     if (targets(i) >= logits.n_cols)
-      throw InputError(fmt::format("cross_entropy: target {} of row {} is outside a vocabulary "
-                                   "of {}", targets(i), i, logits.n_cols));
+      throw InputError(
+          fmt::format("cross_entropy: target {} of row {} is outside a vocabulary "
+                      "of {}",
+                      targets(i), i, logits.n_cols));
   //! [cross-entropy]
   arma::mat p = softmax_rows(logits);
   double loss = 0.0;
   for (arma::uword i = 0; i < targets.n_elem; ++i) {
     const arma::rowvec z = logits.row(i);
     const double lse = z.max() + std::log(arma::accu(arma::exp(z - z.max())));
-    loss += lse - z(targets(i));   // −log softmax(z)_t, without forming the log of a tiny p
+    loss += lse - z(targets(i));  // −log softmax(z)_t, without forming the log of a tiny p
     p(i, targets(i)) -= 1.0;
   }
   const double n = static_cast<double>(targets.n_elem);
@@ -76,7 +78,9 @@ CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets) {
 }
 
 //! [gelu]
-arma::mat normal_cdf(const arma::mat& x) { return 0.5 * (1.0 + arma::erf(x / std::sqrt(2.0))); }
+arma::mat normal_cdf(const arma::mat& x) {
+  return 0.5 * (1.0 + arma::erf(x / std::sqrt(2.0)));
+}
 
 arma::mat gelu(const arma::mat& x) {
   arma::mat y = x % normal_cdf(x);

@@ -10,21 +10,25 @@
 namespace attn {
 
 Mask::Mask(arma::umat allowed) : allowed_(std::move(allowed)) {
-  if (allowed_.is_empty()) throw InputError("a mask needs at least one query and one key");
+  if (allowed_.is_empty())
+    throw InputError("a mask needs at least one query and one key");
   allowed_.transform([](arma::uword v) { return v != 0 ? arma::uword{1} : arma::uword{0}; });
 }
 
-//! [causal]
 Mask Mask::causal(arma::uword n) {
-  if (n == 0) throw InputError("a causal mask needs at least one token");
+  if (n == 0)
+    throw InputError("a causal mask needs at least one token");
+  //! [causal]
   return Mask(arma::trimatl(arma::umat(n, n, arma::fill::ones)));  // j <= i: tril
+  //! [causal]
 }
-//! [causal]
 
 Mask Mask::padding(arma::uword queries, arma::uword keys, arma::uword length) {
   if (length == 0 || length > keys)
-    throw InputError(fmt::format("a padding mask of {} keys cannot have {} real ones", keys, length));
-  if (queries == 0) throw InputError("a mask needs at least one query and one key");
+    throw InputError(
+        fmt::format("a padding mask of {} keys cannot have {} real ones", keys, length));
+  if (queries == 0)
+    throw InputError("a mask needs at least one query and one key");
   arma::umat allowed(queries, keys, arma::fill::zeros);
   allowed.cols(0, length - 1).fill(1);  // Armadillo's fill of a 0-row block is undefined
   return Mask(allowed);
@@ -34,7 +38,9 @@ Mask Mask::none(arma::uword queries, arma::uword keys) {
   return Mask(arma::umat(queries, keys, arma::fill::ones));
 }
 
-Mask Mask::from_allowed(const arma::umat& allowed) { return Mask(allowed); }
+Mask Mask::from_allowed(const arma::umat& allowed) {
+  return Mask(allowed);
+}
 
 Mask Mask::from_blocked(const arma::umat& blocked) {
   arma::umat allowed = blocked;
@@ -51,8 +57,8 @@ Mask Mask::operator&(const Mask& other) const {
 
 bool Mask::allows(arma::uword query, arma::uword key) const {
   if (query >= queries() || key >= keys())
-    throw std::out_of_range(fmt::format("({}, {}) is outside a ({} × {}) mask", query, key,
-                                        queries(), keys()));
+    throw std::out_of_range(
+        fmt::format("({}, {}) is outside a ({} × {}) mask", query, key, queries(), keys()));
   return allowed_(query, key) != 0;
 }
 
@@ -66,7 +72,8 @@ std::string Mask::picture() const {
   std::string text;
   for (arma::uword i = 0; i < queries(); ++i) {
     for (arma::uword j = 0; j < keys(); ++j) {
-      if (j > 0) text += ' ';
+      if (j > 0)
+        text += ' ';
       text += allowed_(i, j) ? '1' : '.';
     }
     text += '\n';
@@ -74,20 +81,25 @@ std::string Mask::picture() const {
   return text;
 }
 
-//! [masked-softmax]
 arma::mat masked_softmax_rows(const arma::mat& scores, const Mask& mask) {
   require_nonempty("softmax input", scores);
   require_finite("softmax input", scores);
   if (scores.n_rows != mask.queries() || scores.n_cols != mask.keys())
     throw ShapeError(fmt::format("masked softmax: scores {} and mask ({} × {}) differ in shape",
                                  shape_of(scores), mask.queries(), mask.keys()));
+  const arma::uvec keys_allowed = arma::sum(mask.allowed(), 1);  // per query row
+  for (arma::uword i = 0; i < scores.n_rows; ++i) {
+    if (keys_allowed(i) == 0)
+      throw InputError(
+          fmt::format("query row {} may attend to no key: every key is masked, so "
+                      "its softmax is 0/0 (PyTorch gives NaN or 0 here, by function "
+                      "and version)",
+                      i));
+  }
+  //! [masked-softmax]
   arma::mat weights(arma::size(scores), arma::fill::zeros);
   for (arma::uword i = 0; i < scores.n_rows; ++i) {
     const arma::uvec keys = arma::find(mask.allowed().row(i));
-    if (keys.is_empty())
-      throw InputError(fmt::format("query row {} may attend to no key: every key is masked, so "
-                                   "its softmax is 0/0 (PyTorch gives NaN or 0 here, by function "
-                                   "and version)", i));
     const arma::rowvec row = scores.row(i);
     const arma::rowvec kept = row.cols(keys);
     const arma::rowvec e = arma::exp(kept - kept.max());  // blocked entries stay exactly 0
@@ -96,7 +108,7 @@ arma::mat masked_softmax_rows(const arma::mat& scores, const Mask& mask) {
     weights.row(i) = w;
   }
   return weights;
+  //! [masked-softmax]
 }
-//! [masked-softmax]
 
 }  // namespace attn

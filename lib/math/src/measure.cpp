@@ -7,24 +7,23 @@
 
 namespace attn {
 
-//! [measure-spread]
 Spread measure_spread(const arma::mat& q, const arma::mat& k) {
   require_same_rows("q · k per pair", "q", q, "k", k);
   require_same_cols("q · k per pair", "q", q, "k", k);
   require_nonempty("q", q);
   require_finite("q", q);
   require_finite("k", k);
+  //! [measure-spread]
   const arma::vec dots = arma::sum(q % k, 1);  // (P × 1): one q·k per pair
   return {arma::var(dots, 1), arma::mean(arma::abs(dots))};
+  //! [measure-spread]
 }
-//! [measure-spread]
 
 //! [sharpness]
 Sharpness sharpness(const arma::rowvec& scores) {
-  const arma::rowvec w = softmax(scores);                    // (1 × m)
-  const arma::rowvec used = w.elem(arma::find(w > 0)).t();   // 0 · ln 0 counts as 0
-  return {w.max(), -arma::accu(used % arma::log(used)),
-          arma::norm(softmax_jacobian(w), "fro")};
+  const arma::rowvec w = softmax(scores);                   // (1 × m)
+  const arma::rowvec used = w.elem(arma::find(w > 0)).t();  // 0 · ln 0 counts as 0
+  return {w.max(), -arma::accu(used % arma::log(used)), arma::norm(softmax_jacobian(w), "fro")};
 }
 //! [sharpness]
 
@@ -38,9 +37,10 @@ void add_share(Sharpness& sum, const Sharpness& one, double share) {
 
 }  // namespace
 
-//! [measure-saturation]
 Saturation measure_saturation(const std::vector<Probe>& probes) {
-  if (probes.empty()) throw InputError("measure_saturation needs at least one probe");
+  if (probes.empty())
+    throw InputError("measure_saturation needs at least one probe");
+  //! [measure-saturation]
   const double share = 1.0 / static_cast<double>(probes.size());
   Saturation mean;
   for (const Probe& p : probes) {
@@ -49,8 +49,8 @@ Saturation measure_saturation(const std::vector<Probe>& probes) {
     add_share(mean.scaled, sharpness(scores * score_scale(p.q.n_cols)), share);
   }
   return mean;
+  //! [measure-saturation]
 }
-//! [measure-saturation]
 
 double relative_gap(const arma::mat& ours, const arma::mat& reference) {
   require_same_rows("relative_gap", "ours", ours, "reference", reference);

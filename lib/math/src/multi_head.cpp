@@ -21,21 +21,22 @@ arma::uword head_width(arma::uword d_model, arma::uword heads) {
 bool has_biases(const MultiHeadWeights& W) {
   const bool any = !W.b_Q.is_empty() || !W.b_K.is_empty() || !W.b_V.is_empty() || !W.b_O.is_empty();
   const bool all = !W.b_Q.is_empty() && !W.b_K.is_empty() && !W.b_V.is_empty() && !W.b_O.is_empty();
-  if (any && !all) throw InputError("multi-head attention: give all four biases or none");
+  if (any && !all)
+    throw InputError("multi-head attention: give all four biases or none");
   return all;
 }
 
 void require_square(const char* name, const arma::mat& m, arma::uword d) {
   if (m.n_rows != d || m.n_cols != d)
-    throw ShapeError(fmt::format("multi-head attention: {} is {}, not ({} × {})", name,
-                                 shape_of(m), d, d));
+    throw ShapeError(
+        fmt::format("multi-head attention: {} is {}, not ({} × {})", name, shape_of(m), d, d));
   require_finite(name, m);
 }
 
 void require_bias(const char* name, const arma::rowvec& b, arma::uword d) {
   if (b.n_elem != d)
-    throw ShapeError(fmt::format("multi-head attention: {} has {} entries, not {}", name,
-                                 b.n_elem, d));
+    throw ShapeError(
+        fmt::format("multi-head attention: {} has {} entries, not {}", name, b.n_elem, d));
   require_finite(name, b);
 }
 
@@ -59,7 +60,8 @@ bool check_weights(const MultiHeadWeights& W, arma::uword d) {
 // X W + b, with b added to every row when there is one.
 arma::mat affine(const arma::mat& X, const arma::mat& W, const arma::rowvec& b) {
   arma::mat Y = X * W;
-  if (!b.is_empty()) Y.each_row() += b;
+  if (!b.is_empty())
+    Y.each_row() += b;
   return Y;
 }
 
@@ -79,9 +81,9 @@ MultiHead run(const arma::mat& query, const arma::mat& key, const arma::mat& val
   //! [split-attend-concat]
   const arma::uword d_k = head_width(d, W.heads);
   MultiHead result;
-  result.Q = affine(query, W.W_Q, W.b_Q);  // (n × d_model)
-  result.K = affine(key, W.W_K, W.b_K);    // (m × d_model)
-  result.V = affine(value, W.W_V, W.b_V);  // (m × d_model)
+  result.Q = affine(query, W.W_Q, W.b_Q);                           // (n × d_model)
+  result.K = affine(key, W.W_K, W.b_K);                             // (m × d_model)
+  result.V = affine(value, W.W_V, W.b_V);                           // (m × d_model)
   const std::vector<arma::mat> Q = split_heads(result.Q, W.heads);  // h × (n × d_k)
   const std::vector<arma::mat> K = split_heads(result.K, W.heads);  // h × (m × d_k)
   const std::vector<arma::mat> V = split_heads(result.V, W.heads);  // h × (m × d_k)
@@ -91,8 +93,8 @@ MultiHead run(const arma::mat& query, const arma::mat& key, const arma::mat& val
                                 : attend(Q[k], K[k], V[k], score_scale(d_k)));
     outputs.push_back(result.heads.back().output);  // (n × d_k)
   }
-  result.concat = concat_heads(outputs);                  // (n × d_model)
-  result.output = affine(result.concat, W.W_O, W.b_O);    // (n × d_model)
+  result.concat = concat_heads(outputs);                // (n × d_model)
+  result.output = affine(result.concat, W.W_O, W.b_O);  // (n × d_model)
   //! [split-attend-concat]
   return result;
 }
@@ -102,12 +104,14 @@ MultiHead run(const arma::mat& query, const arma::mat& key, const arma::mat& val
 std::vector<arma::mat> split_heads(const arma::mat& X, arma::uword heads) {
   const arma::uword d_k = head_width(X.n_cols, heads);
   std::vector<arma::mat> blocks;
-  for (arma::uword k = 0; k < heads; ++k) blocks.push_back(X.cols(k * d_k, (k + 1) * d_k - 1));
+  for (arma::uword k = 0; k < heads; ++k)
+    blocks.push_back(X.cols(k * d_k, (k + 1) * d_k - 1));
   return blocks;
 }
 
 arma::mat concat_heads(const std::vector<arma::mat>& blocks) {
-  if (blocks.empty()) throw InputError("concat_heads: there are no heads");
+  if (blocks.empty())
+    throw InputError("concat_heads: there are no heads");
   arma::mat joined = blocks.front();
   for (std::size_t k = 1; k < blocks.size(); ++k) {
     if (blocks[k].n_rows != joined.n_rows)
@@ -118,19 +122,19 @@ arma::mat concat_heads(const std::vector<arma::mat>& blocks) {
   return joined;
 }
 
-MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key,
-                               const arma::mat& value, const MultiHeadWeights& W) {
+MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key, const arma::mat& value,
+                               const MultiHeadWeights& W) {
   return run(query, key, value, W, std::nullopt);
 }
 
-MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key,
-                               const arma::mat& value, const MultiHeadWeights& W,
-                               const Mask& mask) {
+MultiHead multi_head_attention(const arma::mat& query, const arma::mat& key, const arma::mat& value,
+                               const MultiHeadWeights& W, const Mask& mask) {
   return run(query, key, value, W, mask);
 }
 
 arma::mat average_weights(const MultiHead& result) {
-  if (result.heads.empty()) throw InputError("average_weights: the pass has no heads");
+  if (result.heads.empty())
+    throw InputError("average_weights: the pass has no heads");
   arma::mat sum = result.heads.front().weights;
   for (std::size_t k = 1; k < result.heads.size(); ++k) {
     if (arma::size(result.heads[k].weights) != arma::size(sum))

@@ -13,13 +13,16 @@ namespace {
 
 void require_even_width(std::string_view what, arma::uword d) {
   if (d == 0 || d % 2 != 0)
-    throw InputError(fmt::format("{}: the width d = {} must be even and positive, since the "
-                                 "columns are used in pairs", what, d));
+    throw InputError(
+        fmt::format("{}: the width d = {} must be even and positive, since the "
+                    "columns are used in pairs",
+                    what, d));
 }
 
 void require_base(std::string_view what, double base) {
   if (!(base > 1.0) || !std::isfinite(base))
-    throw InputError(fmt::format("{}: the base {} must be a finite number greater than 1", what, base));
+    throw InputError(
+        fmt::format("{}: the base {} must be a finite number greater than 1", what, base));
 }
 
 void require_positions(std::string_view what, const arma::mat& X, const arma::vec& positions) {
@@ -28,12 +31,15 @@ void require_positions(std::string_view what, const arma::mat& X, const arma::ve
                                  positions.n_elem, shape_of(X)));
   for (arma::uword r = 0; r < positions.n_elem; ++r)
     if (!std::isfinite(positions(r)) || positions(r) < 0)
-      throw InputError(fmt::format("{}: position {} of row {} is not a position (positions are "
-                                   "finite and at least 0)", what, positions(r), r));
+      throw InputError(
+          fmt::format("{}: position {} of row {} is not a position (positions are "
+                      "finite and at least 0)",
+                      what, positions(r), r));
 }
 
 // The two columns of pair i in a layout.
-std::pair<arma::uword, arma::uword> pair_columns(RotaryLayout layout, arma::uword d, arma::uword i) {
+std::pair<arma::uword, arma::uword> pair_columns(RotaryLayout layout, arma::uword d,
+                                                 arma::uword i) {
   return layout == RotaryLayout::interleaved ? std::pair{2 * i, 2 * i + 1}
                                              : std::pair{i, i + d / 2};
 }
@@ -60,11 +66,12 @@ arma::mat rotate_pairs(std::string_view what, const arma::mat& X, const arma::ve
 
 }  // namespace
 
-//! [sinusoidal]
 arma::mat sinusoidal_positions(arma::uword positions, arma::uword d_model, double base) {
   require_even_width("sinusoidal_positions", d_model);
   require_base("sinusoidal_positions", base);
-  if (positions == 0) throw InputError("sinusoidal_positions: at least one position is needed");
+  if (positions == 0)
+    throw InputError("sinusoidal_positions: at least one position is needed");
+  //! [sinusoidal]
   arma::mat PE(positions, d_model);
   for (arma::uword i = 0; i < d_model / 2; ++i) {
     const double wavelength = std::pow(base, 2.0 * i / d_model);  // divided into, as numpy does
@@ -75,14 +82,15 @@ arma::mat sinusoidal_positions(arma::uword positions, arma::uword d_model, doubl
     }
   }
   return PE;
+  //! [sinusoidal]
 }
-//! [sinusoidal]
 
 arma::rowvec rotary_frequencies(arma::uword d, double base) {
   require_even_width("rotary_frequencies", d);
   require_base("rotary_frequencies", base);
   arma::rowvec theta(d / 2);
-  for (arma::uword i = 0; i < d / 2; ++i) theta(i) = std::pow(base, -2.0 * i / d);
+  for (arma::uword i = 0; i < d / 2; ++i)
+    theta(i) = std::pow(base, -2.0 * i / d);
   return theta;
 }
 
@@ -109,8 +117,10 @@ arma::uvec halves_from_interleaved(arma::uword d) {
 
 double largest_shift_error(arma::uword positions, arma::uword shifts, arma::uword d_model) {
   if (positions == 0 || shifts == 0)
-    throw InputError(fmt::format("largest_shift_error: {} positions and {} shifts measure "
-                                 "nothing; both must be at least 1", positions, shifts));
+    throw InputError(
+        fmt::format("largest_shift_error: {} positions and {} shifts measure "
+                    "nothing; both must be at least 1",
+                    positions, shifts));
   const arma::mat PE = sinusoidal_positions(positions + shifts, d_model);
   const arma::rowvec theta = rotary_frequencies(d_model);
   double worst = 0.0;
@@ -128,7 +138,8 @@ double largest_shift_error(arma::uword positions, arma::uword shifts, arma::uwor
 }
 
 arma::rowvec sinusoidal_similarity(arma::uword p, arma::uword shifts, arma::uword d_model) {
-  if (shifts == 0) throw InputError("sinusoidal_similarity: at least one shift is needed");
+  if (shifts == 0)
+    throw InputError("sinusoidal_similarity: at least one shift is needed");
   const arma::mat PE = sinusoidal_positions(p + shifts, d_model);
   return (PE.rows(p, p + shifts - 1) * PE.row(p).t()).t();
 }
@@ -138,8 +149,8 @@ double rotary_shift_error(const arma::mat& Q, const arma::mat& K, const arma::ve
   require_same_cols("rotary_shift_error: Q K^T", "Q", Q, "K", K);
   require_same_rows("rotary_shift_error: one position per row", "Q", Q, "K", K);
   if (!std::isfinite(shift) || shift < 0)
-    throw InputError(fmt::format("rotary_shift_error: the shift {} must be finite and at least 0",
-                                 shift));
+    throw InputError(
+        fmt::format("rotary_shift_error: the shift {} must be finite and at least 0", shift));
   const arma::mat before = rotary(Q, positions) * rotary(K, positions).t();
   const arma::mat after = rotary(Q, positions + shift) * rotary(K, positions + shift).t();
   return arma::abs(after - before).max();

@@ -34,7 +34,8 @@ void hide_masked(arma::mat& S, const StreamingMask& mask, arma::uword q0, arma::
                  arma::uword keys) {
   for (arma::uword r = 0; r < S.n_rows; ++r) {
     const arma::uword end = allowed_keys(mask, q0 + r, keys);
-    for (arma::uword j = end > k0 ? end - k0 : 0; j < S.n_cols; ++j) S(r, j) = kMinusInfinity;
+    for (arma::uword j = end > k0 ? end - k0 : 0; j < S.n_cols; ++j)
+      S(r, j) = kMinusInfinity;
   }
 }
 
@@ -42,7 +43,8 @@ void hide_masked(arma::mat& S, const StreamingMask& mask, arma::uword q0, arma::
 
 arma::uword allowed_keys(const StreamingMask& mask, arma::uword row, arma::uword keys) {
   arma::uword end = mask.key_length > 0 ? std::min(mask.key_length, keys) : keys;
-  if (mask.causal) end = std::min(end, row + 1);
+  if (mask.causal)
+    end = std::min(end, row + 1);
   return end;
 }
 
@@ -64,8 +66,9 @@ void require_streaming_inputs(const arma::mat& Q, const arma::mat& K, const arma
 void require_no_overflow(const StreamingAttention& result) {
   // Finite inputs can still give an infinite score c q·k; then Z would hold NaN.
   if (!result.log_sum_exp.is_finite() || !result.output.is_finite())
-    throw InputError("streaming_attention: a score c q·k overflowed to infinity; Q, K or the "
-                     "scale is too large");
+    throw InputError(
+        "streaming_attention: a score c q·k overflowed to infinity; Q, K or the "
+        "scale is too large");
 }
 
 StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
@@ -79,17 +82,17 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
   for (arma::uword q0 = 0; q0 < n; q0 += blocks.queries) {
     const arma::uword q1 = std::min(n, q0 + blocks.queries);  // this block: queries [q0, q1)
     const arma::mat Qb = scale * Q.rows(q0, q1 - 1);
-    arma::vec m(q1 - q0, arma::fill::value(kMinusInfinity));  // running maximum, per query
-    arma::vec l(q1 - q0, arma::fill::zeros);                   // running sum of exponentials
-    arma::mat O(q1 - q0, V.n_cols, arma::fill::zeros);         // unnormalised output
+    arma::vec m(q1 - q0, arma::fill::value(kMinusInfinity));    // running maximum, per query
+    arma::vec l(q1 - q0, arma::fill::zeros);                    // running sum of exponentials
+    arma::mat O(q1 - q0, V.n_cols, arma::fill::zeros);          // unnormalised output
     const arma::uword last = allowed_keys(mask, q1 - 1, keys);  // no query here sees past it
     for (arma::uword k0 = 0; k0 < last; k0 += blocks.keys) {
       const arma::uword k1 = std::min(last, k0 + blocks.keys);  // keys [k0, k1)
       arma::mat S = Qb * K.rows(k0, k1 - 1).t();                // scores, (queries × keys)
-      hide_masked(S, mask, q0, k0, keys);                        // masked scores: −∞
+      hide_masked(S, mask, q0, k0, keys);                       // masked scores: −∞
       const arma::vec m_new = arma::max(m, arma::max(S, 1));
-      const arma::vec alpha = arma::exp(m - m_new);              // rescales the old sums
-      const arma::mat P = arma::exp(S.each_col() - m_new);      // e^{s − m'}
+      const arma::vec alpha = arma::exp(m - m_new);         // rescales the old sums
+      const arma::mat P = arma::exp(S.each_col() - m_new);  // e^{s − m'}
       l = alpha % l + arma::sum(P, 1);
       O = (O.each_col() % alpha) + P * V.rows(k0, k1 - 1);
       m = m_new;
@@ -109,7 +112,6 @@ AttentionMemory attention_memory(arma::uword n, arma::uword m, arma::uword d_k, 
           static_cast<double>(blocks.queries * blocks.keys) * bytes};
 }
 
-//! [merge]
 StreamingAttention merge(const StreamingAttention& a, const StreamingAttention& b) {
   if (a.output.n_rows != b.output.n_rows || a.output.n_cols != b.output.n_cols ||
       a.log_sum_exp.n_elem != a.output.n_rows || b.log_sum_exp.n_elem != b.output.n_rows)
@@ -121,13 +123,14 @@ StreamingAttention merge(const StreamingAttention& a, const StreamingAttention& 
   require_finite("merge: b.output", b.output);
   require_finite("merge: a.log_sum_exp", a.log_sum_exp);
   require_finite("merge: b.log_sum_exp", b.log_sum_exp);
+  //! [merge]
   const arma::vec top = arma::max(a.log_sum_exp, b.log_sum_exp);
   const arma::vec wa = arma::exp(a.log_sum_exp - top), wb = arma::exp(b.log_sum_exp - top);
   const arma::vec both = wa + wb;  // e^{L − top}
   arma::mat Z = a.output.each_col() % (wa / both) + b.output.each_col() % (wb / both);
   return {std::move(Z), top + arma::log(both)};
+  //! [merge]
 }
-//! [merge]
 
 arma::umat streaming_schedule(arma::uword n, arma::uword keys, const StreamingMask& mask,
                               const StreamingBlocks& blocks) {
@@ -138,7 +141,8 @@ arma::umat streaming_schedule(arma::uword n, arma::uword keys, const StreamingMa
   arma::umat plan(rows, cols);
   for (arma::uword b = 0; b < rows; ++b) {
     const arma::uword q0 = b * blocks.queries, q1 = std::min(n, q0 + blocks.queries);
-    const arma::uword first_end = allowed_keys(mask, q0, keys), last = allowed_keys(mask, q1 - 1, keys);
+    const arma::uword first_end = allowed_keys(mask, q0, keys),
+                      last = allowed_keys(mask, q1 - 1, keys);
     for (arma::uword c = 0; c < cols; ++c) {
       const arma::uword k0 = c * blocks.keys, k1 = std::min(keys, k0 + blocks.keys);
       const BlockWork work = k0 >= last       ? BlockWork::skipped
@@ -156,9 +160,10 @@ std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const a
   require_finite("scores", scores);
   require_finite("V", V);
   if (V.n_rows != scores.n_elem)
-    throw ShapeError(fmt::format("online_softmax_steps: {} scores for V {}", scores.n_elem,
-                                 shape_of(V)));
-  if (block == 0) throw InputError("online_softmax_steps: a block holds at least one key");
+    throw ShapeError(
+        fmt::format("online_softmax_steps: {} scores for V {}", scores.n_elem, shape_of(V)));
+  if (block == 0)
+    throw InputError("online_softmax_steps: a block holds at least one key");
   std::vector<OnlineStep> steps;
   double m = kMinusInfinity, l = 0.0;
   arma::rowvec O(V.n_cols, arma::fill::zeros);
@@ -173,7 +178,8 @@ std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const a
 }
 
 KVCache::KVCache(arma::uword d_k, arma::uword d_v) : K_(16, d_k), V_(16, d_v) {
-  if (d_k == 0 || d_v == 0) throw InputError("a KV cache needs keys and values at least 1 wide");
+  if (d_k == 0 || d_v == 0)
+    throw InputError("a KV cache needs keys and values at least 1 wide");
 }
 
 void KVCache::append(const arma::rowvec& k, const arma::rowvec& v) {
@@ -191,18 +197,20 @@ void KVCache::append(const arma::rowvec& k, const arma::rowvec& v) {
   ++size_;
 }
 
-//! [kv-cache]
 arma::rowvec KVCache::attend(const arma::rowvec& q, double scale) const {
-  if (size_ == 0) throw InputError("the KV cache is empty: append a key and a value first");
+  if (size_ == 0)
+    throw InputError("the KV cache is empty: append a key and a value first");
   if (q.n_elem != K_.n_cols)
     throw ShapeError(fmt::format("a query of {} against keys of width {}", q.n_elem, K_.n_cols));
   require_finite("the query", q);
   require_finite("KVCache::attend: the scale", scale);
+  //! [kv-cache]
   const arma::rowvec s = scale * (q * K_.rows(0, size_ - 1).t());  // (1 × t): O(t·d)
-  require_finite("the scores c q K^T", s);  // finite inputs can still overflow
   const arma::rowvec e = arma::exp(s - s.max());
-  return (e * V_.rows(0, size_ - 1)) / arma::accu(e);               // (1 × d_v)
+  const arma::rowvec z = (e * V_.rows(0, size_ - 1)) / arma::accu(e);  // (1 × d_v)
+  //! [kv-cache]
+  require_finite("the scores c q K^T", s);  // finite inputs can still overflow
+  return z;
 }
-//! [kv-cache]
 
 }  // namespace attn

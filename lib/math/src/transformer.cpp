@@ -13,20 +13,24 @@ namespace {
 
 void check_config(const TransformerConfig& c) {
   if (c.vocabulary == 0 || c.d_model == 0 || c.layers == 0 || c.d_ff == 0 || c.max_length == 0)
-    throw InputError(fmt::format("transformer: every size must be positive (V = {}, d = {}, "
-                                 "L = {}, d_ff = {}, max_length = {})",
-                                 c.vocabulary, c.d_model, c.layers, c.d_ff, c.max_length));
+    throw InputError(
+        fmt::format("transformer: every size must be positive (V = {}, d = {}, "
+                    "L = {}, d_ff = {}, max_length = {})",
+                    c.vocabulary, c.d_model, c.layers, c.d_ff, c.max_length));
   if (c.d_model % 2 != 0)
-    throw InputError(fmt::format("transformer: d_model = {} must be even for the sinusoidal "
-                                 "positions", c.d_model));
+    throw InputError(
+        fmt::format("transformer: d_model = {} must be even for the sinusoidal "
+                    "positions",
+                    c.d_model));
   if (c.heads == 0 || c.d_model % c.heads != 0)
-    throw InputError(fmt::format("transformer: {} heads cannot share d_model = {} equally",
-                                 c.heads, c.d_model));
+    throw InputError(
+        fmt::format("transformer: {} heads cannot share d_model = {} equally", c.heads, c.d_model));
 }
 
 // The position rows added to the embeddings: PE's rows, or zeros without positions.
 arma::mat position_rows(const TransformerConfig& c, const arma::uvec& positions) {
-  if (!c.positions) return arma::zeros(positions.n_elem, c.d_model);
+  if (!c.positions)
+    return arma::zeros(positions.n_elem, c.d_model);
   return sinusoidal_positions(c.max_length, c.d_model).rows(positions);
 }
 
@@ -45,8 +49,10 @@ std::vector<Rows> sentence_rows(arma::uword rows, const arma::uvec& starts) {
   for (arma::uword k = 0; k < starts.n_elem; ++k) {
     const arma::uword end = k + 1 < starts.n_elem ? starts(k + 1) : rows;
     if (end <= starts(k) || end > rows)
-      throw InputError(fmt::format("packed sentences: sentence {} would run from row {} to row "
-                                   "{} of {}", k, starts(k), end, rows));
+      throw InputError(
+          fmt::format("packed sentences: sentence {} would run from row {} to row "
+                      "{} of {}",
+                      k, starts(k), end, rows));
     out.push_back({starts(k), end - 1});
   }
   return out;
@@ -60,8 +66,8 @@ void check_weights(const TransformerWeights& w) {
   const auto require_shape = [](const char* name, const arma::mat& m, arma::uword rows,
                                 arma::uword cols) {
     if (m.n_rows != rows || m.n_cols != cols)
-      throw ShapeError(fmt::format("transformer: {} is {}, not ({} × {})", name, shape_of(m),
-                                   rows, cols));
+      throw ShapeError(
+          fmt::format("transformer: {} is {}, not ({} × {})", name, shape_of(m), rows, cols));
   };
   require_shape("embedding", w.embedding, c.vocabulary, c.d_model);
   require_shape("unembedding", w.unembedding, c.d_model, c.vocabulary);
@@ -73,8 +79,10 @@ void check_weights(const TransformerWeights& w) {
 
 MultiHeadWeights zeros_like(const MultiHeadWeights& W) {
   MultiHeadWeights z = W;
-  for (arma::mat* m : {&z.W_Q, &z.W_K, &z.W_V, &z.W_O}) m->zeros();
-  for (arma::rowvec* b : {&z.b_Q, &z.b_K, &z.b_V, &z.b_O}) b->zeros();
+  for (arma::mat* m : {&z.W_Q, &z.W_K, &z.W_V, &z.W_O})
+    m->zeros();
+  for (arma::rowvec* b : {&z.b_Q, &z.b_K, &z.b_V, &z.b_O})
+    b->zeros();
   return z;
 }
 
@@ -97,14 +105,22 @@ std::vector<NamedParameter> model_parameters(TransformerWeights& w) {
     BlockWeights& b = w.blocks[l];
     const std::string p = fmt::format("blocks.{}.", l);
     for (auto [name, value] : std::initializer_list<std::pair<const char*, arma::mat*>>{
-             {"ln1.gamma", &b.ln1_gamma}, {"ln1.beta", &b.ln1_beta},
-             {"attention.W_Q", &b.attention.W_Q}, {"attention.W_K", &b.attention.W_K},
-             {"attention.W_V", &b.attention.W_V}, {"attention.W_O", &b.attention.W_O},
-             {"attention.b_Q", &b.attention.b_Q}, {"attention.b_K", &b.attention.b_K},
-             {"attention.b_V", &b.attention.b_V}, {"attention.b_O", &b.attention.b_O},
-             {"ln2.gamma", &b.ln2_gamma}, {"ln2.beta", &b.ln2_beta},
-             {"mlp.W1", &b.mlp.W1}, {"mlp.b1", &b.mlp.b1},
-             {"mlp.W2", &b.mlp.W2}, {"mlp.b2", &b.mlp.b2}})
+             {"ln1.gamma", &b.ln1_gamma},
+             {"ln1.beta", &b.ln1_beta},
+             {"attention.W_Q", &b.attention.W_Q},
+             {"attention.W_K", &b.attention.W_K},
+             {"attention.W_V", &b.attention.W_V},
+             {"attention.W_O", &b.attention.W_O},
+             {"attention.b_Q", &b.attention.b_Q},
+             {"attention.b_K", &b.attention.b_K},
+             {"attention.b_V", &b.attention.b_V},
+             {"attention.b_O", &b.attention.b_O},
+             {"ln2.gamma", &b.ln2_gamma},
+             {"ln2.beta", &b.ln2_beta},
+             {"mlp.W1", &b.mlp.W1},
+             {"mlp.b1", &b.mlp.b1},
+             {"mlp.W2", &b.mlp.W2},
+             {"mlp.b2", &b.mlp.b2}})
       list.push_back({p + name, value});
   }
   list.push_back({"lnf.gamma", &w.lnf_gamma});
@@ -129,8 +145,12 @@ TransformerWeights init_transformer(
   TransformerWeights w;
   w.config = c;
   w.blocks.resize(c.layers);
-  const auto ones = [d] { return arma::rowvec(d, arma::fill::ones); };
-  const auto zeros = [](arma::uword n) { return arma::rowvec(n, arma::fill::zeros); };
+  const auto ones = [d] {
+    return arma::rowvec(d, arma::fill::ones);
+  };
+  const auto zeros = [](arma::uword n) {
+    return arma::rowvec(n, arma::fill::zeros);
+  };
   for (BlockWeights& b : w.blocks) {
     b.ln1_gamma = ones();
     b.ln1_beta = zeros(d);
@@ -170,15 +190,18 @@ TransformerWeights init_transformer(
 }
 
 PackedBatch pack_sentences(const std::vector<arma::uvec>& sentences) {
-  if (sentences.empty()) throw InputError("pack_sentences: there are no sentences");
+  if (sentences.empty())
+    throw InputError("pack_sentences: there are no sentences");
   PackedBatch batch;
   batch.starts.set_size(sentences.size());
   std::vector<arma::uword> tokens, targets;
   for (std::size_t s = 0; s < sentences.size(); ++s) {
     const arma::uvec& t = sentences[s];
     if (t.n_elem < 2)
-      throw InputError(fmt::format("pack_sentences: sentence {} has {} token(s); a next-token "
-                                   "target needs at least 2", s, t.n_elem));
+      throw InputError(
+          fmt::format("pack_sentences: sentence {} has {} token(s); a next-token "
+                      "target needs at least 2",
+                      s, t.n_elem));
     batch.starts(s) = tokens.size();
     tokens.insert(tokens.end(), t.begin(), t.end() - 1);
     targets.insert(targets.end(), t.begin() + 1, t.end());
@@ -199,22 +222,27 @@ TransformerForward transformer_forward(const TransformerWeights& w, const arma::
                                        const arma::uvec& starts) {
   const TransformerConfig& c = w.config;
   check_config(c);
-  if (tokens.n_elem == 0) throw InputError("transformer_forward: there are no tokens");
+  if (tokens.n_elem == 0)
+    throw InputError("transformer_forward: there are no tokens");
   const arma::uvec positions = positions_in_sentences(tokens.n_elem, starts);
   for (arma::uword i = 0; i < tokens.n_elem; ++i) {
     if (tokens(i) >= c.vocabulary)
-      throw InputError(fmt::format("transformer_forward: token {} at row {} is outside a "
-                                   "vocabulary of {}", tokens(i), i, c.vocabulary));
+      throw InputError(
+          fmt::format("transformer_forward: token {} at row {} is outside a "
+                      "vocabulary of {}",
+                      tokens(i), i, c.vocabulary));
     if (positions(i) >= c.max_length)
-      throw InputError(fmt::format("transformer_forward: the sentence starting at row {} is "
-                                   "longer than max_length {}", i - positions(i), c.max_length));
+      throw InputError(
+          fmt::format("transformer_forward: the sentence starting at row {} is "
+                      "longer than max_length {}",
+                      i - positions(i), c.max_length));
   }
   const std::vector<Rows> sentences = sentence_rows(tokens.n_elem, starts);
   check_weights(w);
   TransformerForward f;
   //! [forward]
   f.x0 = w.embedding.rows(tokens) + position_rows(c, positions);  // (N × d)
-  arma::mat x = f.x0;  // the residual stream
+  arma::mat x = f.x0;                                             // the residual stream
   for (const BlockWeights& b : w.blocks) {
     BlockForward& s = f.blocks.emplace_back();
     s.input = x;
@@ -246,25 +274,31 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
                                  shape_of(dlogits), shape_of(f.logits)));
   require_finite("dlogits", dlogits);
   if (tokens.n_elem != f.x0.n_rows || f.blocks.size() != w.blocks.size())
-    throw ShapeError(fmt::format("transformer_backward: {} tokens and {} blocks, but the forward "
-                                 "pass has {} rows and {} blocks", tokens.n_elem,
-                                 w.blocks.size(), f.x0.n_rows, f.blocks.size()));
+    throw ShapeError(
+        fmt::format("transformer_backward: {} tokens and {} blocks, but the forward "
+                    "pass has {} rows and {} blocks",
+                    tokens.n_elem, w.blocks.size(), f.x0.n_rows, f.blocks.size()));
   for (arma::uword i = 0; i < tokens.n_elem; ++i)
     if (tokens(i) >= w.embedding.n_rows)
-      throw InputError(fmt::format("transformer_backward: token {} at row {} is outside a "
-                                   "vocabulary of {}", tokens(i), i, w.embedding.n_rows));
+      throw InputError(
+          fmt::format("transformer_backward: token {} at row {} is outside a "
+                      "vocabulary of {}",
+                      tokens(i), i, w.embedding.n_rows));
   const std::vector<Rows> sentences = sentence_rows(tokens.n_elem, starts);
   for (const BlockForward& s : f.blocks)
     if (s.attention.size() != sentences.size())
-      throw ShapeError(fmt::format("transformer_backward: {} sentences, but the forward pass "
-                                   "attended over {}", sentences.size(), s.attention.size()));
+      throw ShapeError(
+          fmt::format("transformer_backward: {} sentences, but the forward pass "
+                      "attended over {}",
+                      sentences.size(), s.attention.size()));
   TransformerWeights g;
   g.config = w.config;
   g.blocks.resize(w.blocks.size());
   //! [backward]
   g.unembedding = f.ln_f.y.t() * dlogits;
   g.unembedding_bias = arma::sum(dlogits, 0);
-  const LayerNormGradients lnf = layer_norm_backward(f.ln_f, w.lnf_gamma, dlogits * w.unembedding.t());
+  const LayerNormGradients lnf =
+      layer_norm_backward(f.ln_f, w.lnf_gamma, dlogits * w.unembedding.t());
   g.lnf_gamma = lnf.dgamma;
   g.lnf_beta = lnf.dbeta;
   arma::mat dx = lnf.dx;  // ∂L/∂x, flowing down the residual stream
@@ -283,8 +317,8 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
     for (std::size_t k = 0; k < sentences.size(); ++k) {
       const Rows& r = sentences[k];
       const arma::mat a = s.ln1.y.rows(r.first, r.last);
-      const MultiHeadGradients att = multi_head_backward(a, a, a, b.attention, s.attention[k],
-                                                         du.rows(r.first, r.last));
+      const MultiHeadGradients att =
+          multi_head_backward(a, a, a, b.attention, s.attention[k], du.rows(r.first, r.last));
       d_ln1.rows(r.first, r.last) = att.d_query + att.d_key + att.d_value;
       add_into(d_attention, att.dW);
     }
@@ -294,7 +328,8 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
   }
   // x0 = E[tokens] + PE: each row's gradient goes to its token's row of E.
   g.embedding.zeros(w.embedding.n_rows, w.embedding.n_cols);
-  for (arma::uword i = 0; i < tokens.n_elem; ++i) g.embedding.row(tokens(i)) += dx.row(i);
+  for (arma::uword i = 0; i < tokens.n_elem; ++i)
+    g.embedding.row(tokens(i)) += dx.row(i);
   //! [backward]
   return g;
 }
@@ -315,7 +350,8 @@ arma::mat sentence_logits(const TransformerWeights& w, const arma::uvec& tokens)
 
 arma::uvec greedy_continue(const TransformerWeights& w, const arma::uvec& prompt,
                            arma::uword stop) {
-  if (prompt.n_elem == 0) throw InputError("greedy_continue: the prompt is empty");
+  if (prompt.n_elem == 0)
+    throw InputError("greedy_continue: the prompt is empty");
   arma::uvec text = prompt;
   while (text.n_elem < w.config.max_length && text(text.n_elem - 1) != stop) {
     const arma::mat logits = sentence_logits(w, text);

@@ -4,20 +4,23 @@
 
 namespace attn {
 
-std::string shape_of(const arma::mat& m) { return fmt::format("({} × {})", m.n_rows, m.n_cols); }
+std::string shape_of(const arma::mat& m) {
+  return fmt::format("({} × {})", m.n_rows, m.n_cols);
+}
 
 void require_nonempty(std::string_view what, const arma::mat& m) {
-  if (m.is_empty()) throw InputError(fmt::format("{} is empty {}: it needs at least one entry",
-                                                 what, shape_of(m)));
+  if (m.is_empty())
+    throw InputError(fmt::format("{} is empty {}: it needs at least one entry", what, shape_of(m)));
 }
 
 void require_finite(std::string_view what, const arma::mat& m) {
   for (arma::uword r = 0; r < m.n_rows; ++r)
     for (arma::uword c = 0; c < m.n_cols; ++c)
       if (!std::isfinite(m(r, c)))
-        throw InputError(fmt::format("{} has a non-finite entry {} at row {}, column {}: "
-                                     "attention is defined on finite numbers only",
-                                     what, m(r, c), r, c));
+        throw InputError(
+            fmt::format("{} has a non-finite entry {} at row {}, column {}: "
+                        "attention is defined on finite numbers only",
+                        what, m(r, c), r, c));
 }
 
 void require_finite(std::string_view what, double value) {
