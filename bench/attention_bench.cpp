@@ -3,9 +3,9 @@
 // in the same run. bench/compare.py runs this beside numpy and PyTorch; see the README's
 // "Performance" section. Counters: GFLOPs (4 n² d flops per call, 2 n³ for the GEMM) and
 // added_MB, the peak resident memory above what the process held before (its inputs included).
-#include <attn/math/attention.hpp>
 #include <attn/book/resident.hpp>
 #include <attn/fast/streaming.hpp>
+#include <attn/math/attention.hpp>
 
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -44,7 +44,9 @@ void report(benchmark::State& state, double flops, double baseline) {
   state.counters["added_MB"] = (static_cast<double>(attn::resident_memory().peak) - baseline) / 1e6;
 }
 
-double attention_flops(arma::uword n) { return 4.0 * n * n * kWidth; }
+double attention_flops(arma::uword n) {
+  return 4.0 * n * n * kWidth;
+}
 
 void Reference(benchmark::State& state) {
   const auto n = static_cast<arma::uword>(state.range(0));
@@ -63,7 +65,8 @@ void Streaming(benchmark::State& state) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(kWidth));
   const double baseline = memory_baseline();
   for (auto _ : state)
-    benchmark::DoNotOptimize(attn::fast::streaming_attention(in.Q, in.K, in.V, scale).output.memptr());
+    benchmark::DoNotOptimize(
+        attn::fast::streaming_attention(in.Q, in.K, in.V, scale).output.memptr());
   report(state, attention_flops(n), baseline);
 }
 
@@ -83,12 +86,17 @@ void Gemm(benchmark::State& state) {
 
 void Sizes(benchmark::internal::Benchmark* b, long largest) {
   for (long threads : {1, 2})
-    for (long n = 256; n <= largest; n *= 2) b->Args({n, threads});
+    for (long n = 256; n <= largest; n *= 2)
+      b->Args({n, threads});
   b->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
-BENCHMARK(Gemm)->Args({2048, 1})->Args({2048, 2})->ArgNames({"n", "threads"})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Gemm)
+    ->Args({2048, 1})
+    ->Args({2048, 2})
+    ->ArgNames({"n", "threads"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(Reference)->Apply([](benchmark::internal::Benchmark* b) { Sizes(b, 16384); });
 BENCHMARK(Streaming)->Apply([](benchmark::internal::Benchmark* b) { Sizes(b, 16384); });
 

@@ -19,8 +19,8 @@ namespace attn::exercises {
 /// \return \f$J\f$, `(m × m)`.
 ///
 /// \par Hint
-/// Differentiate \f$y_i = e^{s_i} / \sum_k e^{s_k}\f$ with the quotient rule: two cases, \f$i = j\f$
-/// and \f$i \ne j\f$. Both are products of weights; `arma::diagmat` and an outer product
+/// Differentiate \f$y_i = e^{s_i} / \sum_k e^{s_k}\f$ with the quotient rule: two cases, \f$i =
+/// j\f$ and \f$i \ne j\f$. Both are products of weights; `arma::diagmat` and an outer product
 /// `y.t() * y` write all of them at once.
 arma::mat softmax_jacobian_of(const arma::rowvec& weights);
 

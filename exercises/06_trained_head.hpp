@@ -66,8 +66,8 @@ struct TargetLoss {
 /// where the loss and its gradient must stay finite, and expects std::out_of_range for a
 /// \p target that is not an entry of the row.
 ///
-/// \param scores one query's scores `(1 × m)`. \param target the index \f$t\f$ of the key to reward.
-/// \return \f$L\f$ and \f$\partial L / \partial s\f$ `(1 × m)`.
+/// \param scores one query's scores `(1 × m)`. \param target the index \f$t\f$ of the key to
+/// reward. \return \f$L\f$ and \f$\partial L / \partial s\f$ `(1 × m)`.
 ///
 /// \par Hint
 /// Do not take the logarithm of a weight that may have underflowed to 0. Written out,

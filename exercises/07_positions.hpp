@@ -12,12 +12,11 @@ namespace attn::exercises {
 ///
 /// Return \p pair \f$(x_0, x_1)\f$ turned by the angle \f$m\theta\f$, where \f$m\f$ is the token's
 /// \p position and \f$\theta\f$ the pair's \p frequency. This is the turn RoPE gives every
-/// column pair of a query or a key. A positive angle turns counterclockwise, taking \f$(1, 0)\f$ towards
-/// \f$(0, 1)\f$, as attn::rotary does. The test rebuilds chapter 07's example (d = 2, θ = 1,
-/// q = (1, 2), k = (3, −1)) from your turns: q at 5 and k at 3 must score
-/// q·k = −6.781228824, and so must q at 2 and k at 0, while q at 3 and k at 5 score
-/// 5.948935151. It also compares your turns with attn::rotary and checks that a turn keeps the
-/// pair's length.
+/// column pair of a query or a key. A positive angle turns counterclockwise, taking \f$(1, 0)\f$
+/// towards \f$(0, 1)\f$, as attn::rotary does. The test rebuilds chapter 07's example (d = 2, θ =
+/// 1, q = (1, 2), k = (3, −1)) from your turns: q at 5 and k at 3 must score q·k = −6.781228824,
+/// and so must q at 2 and k at 0, while q at 3 and k at 5 score 5.948935151. It also compares your
+/// turns with attn::rotary and checks that a turn keeps the pair's length.
 ///
 /// \param pair \f$(x_0, x_1)\f$. \param position \f$m\f$. \param frequency \f$\theta\f$.
 /// \return the turned pair.

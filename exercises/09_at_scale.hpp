@@ -10,8 +10,8 @@
 namespace attn::exercises {
 
 /// \brief The online softmax's running state for one query after some of its keys: chapter
-///        09's \f$(m, \ell, O)\f$ (exercise 9.1 and exercise 9.2). After the last key, \f$O / \ell\f$ is
-///        the query's output and \f$m + \log \ell\f$ the log-sum-exp of its scores.
+///        09's \f$(m, \ell, O)\f$ (exercise 9.1 and exercise 9.2). After the last key, \f$O /
+///        \ell\f$ is the query's output and \f$m + \log \ell\f$ the log-sum-exp of its scores.
 struct OnlineState {
   /// The largest score so far; −∞ before any key.
   double m = -std::numeric_limits<double>::infinity();

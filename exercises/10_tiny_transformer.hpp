@@ -53,8 +53,9 @@ arma::rowvec layer_norm_backward_row(const arma::rowvec& x, const arma::rowvec& 
 /// \par Hint
 /// Do not form the softmax and then take its log: a logit 800 below the largest gives a weight
 /// of \f$e^{-800} \approx 10^{-348}\f$, far below the smallest positive double (about
-/// \f$5 \times 10^{-324}\f$), so it rounds to 0 and its log is \f$-\infty\f$. Instead use \f$\log \sum_j e^{z_j} = m + \log \sum_j e^{z_j - m}\f$,
-/// true for any \f$m\f$; with \f$m\f$ the largest logit no exponent is positive and one term is 1.
+/// \f$5 \times 10^{-324}\f$), so it rounds to 0 and its log is \f$-\infty\f$. Instead use \f$\log
+/// \sum_j e^{z_j} = m + \log \sum_j e^{z_j - m}\f$, true for any \f$m\f$; with \f$m\f$ the largest
+/// logit no exponent is positive and one term is 1.
 double cross_entropy_row(const arma::rowvec& logits, arma::uword target);
 
 }  // namespace attn::exercises

@@ -1,6 +1,5 @@
 #include "nimbus_thread.hpp"
 
-
 namespace attn::examples {
 
 NimbusThread nimbus_thread() {
@@ -16,8 +15,8 @@ NimbusThread nimbus_thread() {
       {1.5, 0.5},   // export
       {1.5, 1.0},   // fail
   };
-  t.projections.W_Q = {{0.2, 0.1}, {0.1, 0.14}};   // Q(export) = [0.35, 0.22]
-  t.projections.W_K = {{0.6, 0.2}, {0.1, 0.4}};    // K(fail) = [1.0, 0.7]
+  t.projections.W_Q = {{0.2, 0.1}, {0.1, 0.14}};  // Q(export) = [0.35, 0.22]
+  t.projections.W_K = {{0.6, 0.2}, {0.1, 0.4}};   // K(fail) = [1.0, 0.7]
   t.projections.W_V = {{0.8, 0.2}, {-0.2, 0.9}};
   return t;
 }

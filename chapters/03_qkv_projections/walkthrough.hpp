@@ -16,34 +16,34 @@ namespace attn {
 
 /// \brief What the followed token does with one key \f$j\f$, every number as it is printed.
 struct WalkKey {
-  std::string token;              ///< the key's token, `"fail"`.
-  std::array<std::string, 2> k;   ///< the entries of \f$k_j\f$, `{"1.00", "0.70"}`.
-  std::string score;              ///< \f$s_j = q_t \cdot k_j / \sqrt{d_k}\f$, `"0.37"`.
-  std::string shifted;            ///< \f$s_j - \max s\f$, the exponent softmax uses, `"-0.06"`.
-  std::string weight;             ///< the softmax weight \f$w_j\f$, `"0.21"`.
-  double weight_value = 0;        ///< \f$w_j\f$ unrounded, for a bar's length and colour.
-  std::string value;              ///< \f$v_j\f$, `"[1.10, 0.75]"`.
-  std::string raw_score;          ///< chapter 02's raw score \f$x_t \cdot x_j\f$, `"2.75"`.
-  std::string raw_weight;         ///< chapter 02's raw weight, `"0.33"`.
-  double raw_weight_value = 0;    ///< the same, unrounded.
+  std::string token;             ///< the key's token, `"fail"`.
+  std::array<std::string, 2> k;  ///< the entries of \f$k_j\f$, `{"1.00", "0.70"}`.
+  std::string score;             ///< \f$s_j = q_t \cdot k_j / \sqrt{d_k}\f$, `"0.37"`.
+  std::string shifted;           ///< \f$s_j - \max s\f$, the exponent softmax uses, `"-0.06"`.
+  std::string weight;            ///< the softmax weight \f$w_j\f$, `"0.21"`.
+  double weight_value = 0;       ///< \f$w_j\f$ unrounded, for a bar's length and colour.
+  std::string value;             ///< \f$v_j\f$, `"[1.10, 0.75]"`.
+  std::string raw_score;         ///< chapter 02's raw score \f$x_t \cdot x_j\f$, `"2.75"`.
+  std::string raw_weight;        ///< chapter 02's raw weight, `"0.33"`.
+  double raw_weight_value = 0;   ///< the same, unrounded.
 };
 
 /// \brief The four steps of \f$\mathrm{softmax}(Q K^\top / \sqrt{d_k})\, V\f$ for one token,
 ///        every number formatted once, as both the terminal and the book's page show it.
 struct TokenWalk {
-  std::string token;                            ///< the followed token \f$t\f$.
-  std::array<std::string, 2> x;                 ///< its embedding's entries, `{"1.5", "1.0"}`.
+  std::string token;                              ///< the followed token \f$t\f$.
+  std::array<std::string, 2> x;                   ///< its embedding's entries, `{"1.5", "1.0"}`.
   std::array<std::array<std::string, 2>, 2> w_q;  ///< \f$W_Q\f$, `w_q[row][column]`.
-  std::array<std::string, 2> q;                 ///< the entries of \f$q_t = x_t W_Q\f$.
-  std::string k;                                ///< \f$k_t = x_t W_K\f$, `"[1.00, 0.70]"`.
-  std::string v;                                ///< \f$v_t = x_t W_V\f$.
-  std::string root;                             ///< `"√2"`: the square root scores are divided by.
-  std::string root_value;                       ///< its value, `"1.414"`.
-  std::string top;                              ///< the row's largest score, \f$\max s\f$.
-  std::string exp_sum;                          ///< \f$\sum_k e^{s_k - \max s}\f$, `"4.548"`.
-  std::vector<WalkKey> keys;                    ///< one per key, in sentence order.
-  std::string weight_sum;                       ///< \f$\sum_j w_j\f$, `"1.00"`.
-  std::string output;                           ///< \f$\mathrm{out}_t\f$, `"[0.252, 0.682]"`.
+  std::array<std::string, 2> q;                   ///< the entries of \f$q_t = x_t W_Q\f$.
+  std::string k;                                  ///< \f$k_t = x_t W_K\f$, `"[1.00, 0.70]"`.
+  std::string v;                                  ///< \f$v_t = x_t W_V\f$.
+  std::string root;           ///< `"√2"`: the square root scores are divided by.
+  std::string root_value;     ///< its value, `"1.414"`.
+  std::string top;            ///< the row's largest score, \f$\max s\f$.
+  std::string exp_sum;        ///< \f$\sum_k e^{s_k - \max s}\f$, `"4.548"`.
+  std::vector<WalkKey> keys;  ///< one per key, in sentence order.
+  std::string weight_sum;     ///< \f$\sum_j w_j\f$, `"1.00"`.
+  std::string output;         ///< \f$\mathrm{out}_t\f$, `"[0.252, 0.682]"`.
 };
 
 /// \brief Follows one token through the four steps, formatting every number once.

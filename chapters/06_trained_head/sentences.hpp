@@ -3,8 +3,8 @@
 ///        "it" refers to an animal, and the held-out test sentence.
 #pragma once
 
-#include <attn/numpy/numpy_random.hpp>
 #include <attn/math/training.hpp>
+#include <attn/numpy/numpy_random.hpp>
 
 #include <armadillo>
 

@@ -1,7 +1,7 @@
 #include "agreement.hpp"
 
-#include "attn/numpy/numpy_random.hpp"
 #include "attn/math/validate.hpp"
+#include "attn/numpy/numpy_random.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,8 +16,8 @@ namespace attn::agreement {
 
 namespace {
 
-const std::vector<std::string> kNouns{"cat",   "cats",   "dog",   "dogs",   "bird", "birds",
-                                      "fox",   "foxes",  "horse", "horses", "mouse", "mice"};
+const std::vector<std::string> kNouns{"cat", "cats",  "dog",   "dogs",   "bird",  "birds",
+                                      "fox", "foxes", "horse", "horses", "mouse", "mice"};
 const std::vector<std::string> kRelativeVerbs{"saw", "chased", "heard", "followed"};
 const std::vector<std::string> kAdverbs{"today", "yesterday", "again"};
 const std::vector<std::string> kAdjectiveVerbs{"thirsty", "drank", "hungry", "ate",
@@ -44,24 +44,29 @@ arma::uword word_id(const std::string& word) {
   const std::vector<std::string>& v = vocabulary();
   const auto found = std::find(v.begin(), v.end(), word);
   if (found == v.end())
-    throw std::invalid_argument(fmt::format("unknown word \"{}\"; the words are: {}", word,
-                                            fmt::join(v, " ")));
+    throw std::invalid_argument(
+        fmt::format("unknown word \"{}\"; the words are: {}", word, fmt::join(v, " ")));
   return static_cast<arma::uword>(found - v.begin());
 }
 
 std::vector<std::string> words(const arma::uvec& tokens) {
   std::vector<std::string> out;
-  for (const arma::uword t : tokens) out.push_back(vocabulary().at(t));
+  for (const arma::uword t : tokens)
+    out.push_back(vocabulary().at(t));
   return out;
 }
 
-std::string text(const arma::uvec& tokens) { return fmt::format("{}", fmt::join(words(tokens), " ")); }
+std::string text(const arma::uvec& tokens) {
+  return fmt::format("{}", fmt::join(words(tokens), " "));
+}
 
 arma::uvec parse(const std::string& words) {
   std::istringstream in(words);
   std::vector<arma::uword> ids;
-  for (std::string w; in >> w;) ids.push_back(word_id(w));
-  if (ids.empty()) throw std::invalid_argument("the prompt needs at least one word");
+  for (std::string w; in >> w;)
+    ids.push_back(word_id(w));
+  if (ids.empty())
+    throw std::invalid_argument("the prompt needs at least one word");
   return arma::uvec(ids);
 }
 
@@ -82,14 +87,18 @@ std::vector<Sentence> generate(std::uint64_t seed, std::size_t count) {
     const std::string& subject = kNouns[2 * n1 + n1_plural];
     const std::string& distractor = kNouns[2 * n2 + n2_plural];
     std::vector<std::string> w{"the", subject, "that"};
-    if (object_relative) w.insert(w.end(), {"the", distractor, verb});
-    else w.insert(w.end(), {verb, "the", distractor});
-    if (adverb > 0) w.push_back(kAdverbs[adverb - 1]);
+    if (object_relative)
+      w.insert(w.end(), {"the", distractor, verb});
+    else
+      w.insert(w.end(), {verb, "the", distractor});
+    if (adverb > 0)
+      w.push_back(kAdverbs[adverb - 1]);
     w.insert(w.end(), {n1_plural ? "were" : "was", kAdjectiveVerbs[2 * adjective], "so",
                        n1_plural ? "they" : "it", kAdjectiveVerbs[2 * adjective + 1], "."});
 
     std::vector<arma::uword> ids;
-    for (const std::string& word : w) ids.push_back(word_id(word));
+    for (const std::string& word : w)
+      ids.push_back(word_id(word));
     Sentence sentence;
     sentence.tokens = arma::uvec(ids);
     sentence.distractor = object_relative ? 4 : 5;
@@ -104,25 +113,29 @@ std::vector<Sentence> generate(std::uint64_t seed, std::size_t count) {
 //! [generate]
 
 double loss_floor(const std::vector<Sentence>& sentences) {
-  const double choices = static_cast<double>(kNouns.size() * kNouns.size() * 2 * kRelativeVerbs.size() *
-                                             (kAdverbs.size() + 1) * (kAdjectiveVerbs.size() / 2));
+  const double choices =
+      static_cast<double>(kNouns.size() * kNouns.size() * 2 * kRelativeVerbs.size() *
+                          (kAdverbs.size() + 1) * (kAdjectiveVerbs.size() / 2));
   double predicted = 0.0;
-  for (const Sentence& s : sentences) predicted += static_cast<double>(s.tokens.n_elem - 1);
-  return predicted > 0 ? std::log(choices) * static_cast<double>(sentences.size()) / predicted : 0.0;
+  for (const Sentence& s : sentences)
+    predicted += static_cast<double>(s.tokens.n_elem - 1);
+  return predicted > 0 ? std::log(choices) * static_cast<double>(sentences.size()) / predicted
+                       : 0.0;
 }
 
 std::size_t repeated(const std::vector<Sentence>& training, const std::vector<Sentence>& test) {
   std::set<std::string> seen;
-  for (const Sentence& s : training) seen.insert(text(s.tokens));
-  return static_cast<std::size_t>(std::count_if(test.begin(), test.end(), [&](const Sentence& s) {
-    return seen.count(text(s.tokens)) > 0;
-  }));
+  for (const Sentence& s : training)
+    seen.insert(text(s.tokens));
+  return static_cast<std::size_t>(std::count_if(
+      test.begin(), test.end(), [&](const Sentence& s) { return seen.count(text(s.tokens)) > 0; }));
 }
 
 bool agrees(const arma::uvec& text, bool plural) {
   const auto first_of = [&](const char* a, const char* b) {
     for (const arma::uword t : text)
-      if (t == word_id(a) || t == word_id(b)) return vocabulary()[t];
+      if (t == word_id(a) || t == word_id(b))
+        return vocabulary()[t];
     return std::string();
   };
   return first_of("was", "were") == (plural ? "were" : "was") &&
@@ -141,17 +154,22 @@ Accuracy accuracy(const std::vector<Sentence>& sentences, const std::vector<arma
     const Sentence& s = sentences[k];
     const arma::mat& z = scores[k];
     if (z.n_rows + 1 != s.tokens.n_elem || z.n_cols != vocabulary().size())
-      throw std::invalid_argument(fmt::format("accuracy: sentence {} has {} words but scores of "
-                                              "({} × {})", k, s.tokens.n_elem, z.n_rows, z.n_cols));
+      throw std::invalid_argument(
+          fmt::format("accuracy: sentence {} has {} words but scores of "
+                      "({} × {})",
+                      k, s.tokens.n_elem, z.n_rows, z.n_cols));
     if (z.has_nan())  // a NaN compares false both ways: it would count as a silent "wrong"
       throw InputError(fmt::format("accuracy: the scores of sentence {} hold a NaN", k));
     if (s.verb_slot >= z.n_rows || s.pronoun_slot >= z.n_rows)
-      throw InputError(fmt::format("accuracy: sentence {} has slots {} and {}, but only {} "
-                                   "predicted words", k, s.verb_slot, s.pronoun_slot, z.n_rows));
+      throw InputError(
+          fmt::format("accuracy: sentence {} has slots {} and {}, but only {} "
+                      "predicted words",
+                      k, s.verb_slot, s.pronoun_slot, z.n_rows));
     const bool plural = s.subject_plural;
     const bool disagree = s.subject_plural != s.distractor_plural;
-    for (const auto& [row, yes, no] : {std::tuple{s.verb_slot, plural ? were : was, plural ? was : were},
-                                       std::tuple{s.pronoun_slot, plural ? they : it, plural ? it : they}}) {
+    for (const auto& [row, yes, no] :
+         {std::tuple{s.verb_slot, plural ? were : was, plural ? was : were},
+          std::tuple{s.pronoun_slot, plural ? they : it, plural ? it : they}}) {
       const bool correct = z(row, yes) > z(row, no);
       right += correct;
       ++a.slots;
@@ -173,10 +191,13 @@ arma::mat bigram_counts(const std::vector<Sentence>& sentences) {
   arma::mat counts(V, V, arma::fill::zeros);
   for (const Sentence& s : sentences)
     if (!s.tokens.is_empty() && s.tokens.max() >= V)
-      throw std::out_of_range(fmt::format("bigram_counts: a sentence holds the id {}, outside a "
-                                          "vocabulary of {}", s.tokens.max(), V));
+      throw std::out_of_range(
+          fmt::format("bigram_counts: a sentence holds the id {}, outside a "
+                      "vocabulary of {}",
+                      s.tokens.max(), V));
   for (const Sentence& s : sentences)
-    for (arma::uword i = 0; i + 1 < s.tokens.n_elem; ++i) counts(s.tokens(i), s.tokens(i + 1)) += 1;
+    for (arma::uword i = 0; i + 1 < s.tokens.n_elem; ++i)
+      counts(s.tokens(i), s.tokens(i + 1)) += 1;
   return counts;
 }
 
@@ -193,26 +214,33 @@ void require_counts(std::string_view what, const arma::mat& counts) {
 }
 
 void require_tokens(std::string_view what, const Sentence& s) {
-  if (s.tokens.is_empty()) throw InputError(fmt::format("{}: a sentence has no token", what));
+  if (s.tokens.is_empty())
+    throw InputError(fmt::format("{}: a sentence has no token", what));
   if (s.tokens.max() >= vocabulary().size())
-    throw std::out_of_range(fmt::format("{}: a sentence holds the id {}, outside a vocabulary "
-                                        "of {}", what, s.tokens.max(), vocabulary().size()));
+    throw std::out_of_range(
+        fmt::format("{}: a sentence holds the id {}, outside a vocabulary "
+                    "of {}",
+                    what, s.tokens.max(), vocabulary().size()));
 }
 
 }  // namespace
 
-std::vector<arma::mat> bigram_scores(const arma::mat& counts, const std::vector<Sentence>& sentences) {
+std::vector<arma::mat> bigram_scores(const arma::mat& counts,
+                                     const std::vector<Sentence>& sentences) {
   require_counts("bigram_scores", counts);
-  for (const Sentence& s : sentences) require_tokens("bigram_scores", s);
+  for (const Sentence& s : sentences)
+    require_tokens("bigram_scores", s);
   std::vector<arma::mat> scores;
-  for (const Sentence& s : sentences) scores.push_back(counts.rows(s.tokens.head(s.tokens.n_elem - 1)));
+  for (const Sentence& s : sentences)
+    scores.push_back(counts.rows(s.tokens.head(s.tokens.n_elem - 1)));
   return scores;
 }
 
 double bigram_loss(const arma::mat& counts, const std::vector<Sentence>& sentences) {
   require_counts("bigram_loss", counts);
   for (const Sentence& s : sentences)
-    if (!s.tokens.is_empty()) require_tokens("bigram_loss", s);
+    if (!s.tokens.is_empty())
+      require_tokens("bigram_loss", s);
   const double V = static_cast<double>(counts.n_cols);
   const arma::vec totals = arma::sum(counts, 1);
   double loss = 0.0;

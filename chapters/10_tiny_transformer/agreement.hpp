@@ -86,9 +86,9 @@ bool agrees(const arma::uvec& text, bool plural);
 
 /// \brief How often a model prefers the right form at the agreement slots.
 struct Accuracy {
-  double all = 0.0;              ///< over every slot: both slots of every sentence.
-  double disagreeing = 0.0;      ///< over the sentences whose N1 and N2 differ in number.
-  arma::uword slots = 0;         ///< the number of slots in `all`.
+  double all = 0.0;                   ///< over every slot: both slots of every sentence.
+  double disagreeing = 0.0;           ///< over the sentences whose N1 and N2 differ in number.
+  arma::uword slots = 0;              ///< the number of slots in `all`.
   arma::uword disagreeing_slots = 0;  ///< the number of slots in `disagreeing`.
 };
 
@@ -112,7 +112,8 @@ Accuracy accuracy(const std::vector<Sentence>& sentences, const std::vector<arma
 /// \throws InputError if \p counts holds a NaN, an infinity or a negative count, or a sentence
 ///         has no token.
 /// \throws std::out_of_range if a sentence holds an id outside the vocabulary.
-std::vector<arma::mat> bigram_scores(const arma::mat& counts, const std::vector<Sentence>& sentences);
+std::vector<arma::mat> bigram_scores(const arma::mat& counts,
+                                     const std::vector<Sentence>& sentences);
 
 /// \brief Bigram counts: entry (a, b) is how often b follows a in \p sentences.
 /// \param sentences the training set. \return `(V × V)`; all zeros for no sentence.

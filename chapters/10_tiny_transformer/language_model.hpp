@@ -28,8 +28,8 @@ struct TrainingSettings {
 
 /// \brief A model's loss and agreement accuracy on a set of sentences.
 struct Evaluation {
-  double loss = 0.0;    ///< mean cross-entropy per predicted word.
-  Accuracy accuracy;    ///< at the agreement slots.
+  double loss = 0.0;  ///< mean cross-entropy per predicted word.
+  Accuracy accuracy;  ///< at the agreement slots.
 };
 
 /// \brief The model's logits for every sentence (each `(n − 1 × V)`), computed in packed
@@ -47,12 +47,12 @@ Evaluation evaluate(const TransformerWeights& model, const std::vector<Sentence>
 
 /// \brief What training recorded, at step 0 and every TrainingSettings::evaluate_every steps.
 struct Curves {
-  arma::rowvec steps;           ///< the steps measured.
-  arma::rowvec training_loss;   ///< mean loss of the training batches since the last point
-                                ///< (at step 0: the first batch's, before any update).
-  arma::rowvec heldout_loss;    ///< on the held-out set.
-  arma::rowvec accuracy;        ///< held-out agreement accuracy, every slot.
-  arma::rowvec disagreeing;     ///< the same over the sentences whose nouns disagree.
+  arma::rowvec steps;          ///< the steps measured.
+  arma::rowvec training_loss;  ///< mean loss of the training batches since the last point
+                               ///< (at step 0: the first batch's, before any update).
+  arma::rowvec heldout_loss;   ///< on the held-out set.
+  arma::rowvec accuracy;       ///< held-out agreement accuracy, every slot.
+  arma::rowvec disagreeing;    ///< the same over the sentences whose nouns disagree.
 };
 
 /// \brief A trained model and its record.
@@ -105,12 +105,12 @@ std::vector<Evaluation> train_side_by_side(const std::vector<Run>& runs,
 
 /// \brief Where one head looks from one kind of slot, averaged over sentences.
 struct HeadFocus {
-  arma::uword layer = 0;   ///< from 0.
-  arma::uword head = 0;    ///< from 0.
-  double subject = 0.0;    ///< mean weight on N1.
-  double distractor = 0.0; ///< mean weight on N2.
-  double verb = 0.0;       ///< mean weight on was/were (0 from a slot before it: causal).
-  double self = 0.0;       ///< mean weight on the slot's own word.
+  arma::uword layer = 0;    ///< from 0.
+  arma::uword head = 0;     ///< from 0.
+  double subject = 0.0;     ///< mean weight on N1.
+  double distractor = 0.0;  ///< mean weight on N2.
+  double verb = 0.0;        ///< mean weight on was/were (0 from a slot before it: causal).
+  double self = 0.0;        ///< mean weight on the slot's own word.
 };
 
 /// \brief For every layer and head, the mean attention weight that the query at each

@@ -9,11 +9,13 @@ std::string strongest_partner(const arma::mat& E, const std::vector<std::string>
                               const std::string& token) {
   arma::uword asking = tokens.size();
   for (arma::uword i = 0; i < tokens.size(); ++i) {
-    if (tokens[i] == token) asking = i;
+    if (tokens[i] == token)
+      asking = i;
   }
   if (asking == tokens.size()) {
     std::string valid;
-    for (const auto& t : tokens) valid += (valid.empty() ? "" : ", ") + t;
+    for (const auto& t : tokens)
+      valid += (valid.empty() ? "" : ", ") + t;
     throw std::invalid_argument("\"" + token + "\" is not a token; the tokens are " + valid);
   }
   arma::rowvec scores = E.row(asking) * E.t();  // the softmax keeps this order

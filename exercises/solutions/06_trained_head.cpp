@@ -21,8 +21,10 @@ void adam_update(arma::mat& theta, const arma::mat& gradient, AdamMoments& momen
     throw std::invalid_argument("adam_update: the gradient " + shape(gradient) +
                                 " is not the shape of the parameter " + shape(theta));
   }
-  if (moments.m.is_empty()) moments.m.zeros(arma::size(theta));
-  if (moments.v.is_empty()) moments.v.zeros(arma::size(theta));
+  if (moments.m.is_empty())
+    moments.m.zeros(arma::size(theta));
+  if (moments.v.is_empty())
+    moments.v.zeros(arma::size(theta));
   ++moments.t;
   moments.m = beta1 * moments.m + (1.0 - beta1) * gradient;
   moments.v = beta2 * moments.v + (1.0 - beta2) * arma::square(gradient);

@@ -3,15 +3,16 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/math/attention.hpp>
 #include <02_nimbus_raw/nimbus_thread.hpp>
+#include <attn/math/attention.hpp>
 
 #include <gtest/gtest.h>
 
 using attn_exercise::near;
 using namespace attn::exercises;
 
-// The partners chapter 02 prints: "export leans most on fail (0.48); fail leans most on export (0.33)".
+// The partners chapter 02 prints: "export leans most on fail (0.48); fail leans most on export
+// (0.33)".
 TEST(Exercise2_1, ExportAndFailLeanOnEachOther) {
   const auto nimbus = attn::examples::nimbus_thread();
   EXPECT_EQ(strongest_partner(nimbus.embeddings, nimbus.tokens, "export"), "fail");
@@ -30,7 +31,8 @@ TEST(Exercise2_1, AnUnknownWordListsTheValidOnes) {
   const auto nimbus = attn::examples::nimbus_thread();
   try {
     strongest_partner(nimbus.embeddings, nimbus.tokens, "Nimbuss");
-    ADD_FAILURE() << "\"Nimbuss\" is no token, so strongest_partner must throw std::invalid_argument";
+    ADD_FAILURE()
+        << "\"Nimbuss\" is no token, so strongest_partner must throw std::invalid_argument";
   } catch (const std::invalid_argument& error) {
     const std::string message = error.what();
     for (const auto& token : nimbus.tokens) {
@@ -48,8 +50,8 @@ TEST(Exercise2_2, TheGridIsChapter02s) {
                    arma::rowvec{0.01, 0.01, 0.02, 0.11, 0.37, 0.48}, 0.005));
   EXPECT_TRUE(near("why's row, to chapter 02's two digits", arma::mat(weights.row(0)),
                    arma::rowvec{0.64, 0.14, 0.18, 0.00, 0.01, 0.02}, 0.005));
-  EXPECT_TRUE(near("the weights", weights, attn::raw_self_attention(nimbus.embeddings).weights,
-                   1e-15));
+  EXPECT_TRUE(
+      near("the weights", weights, attn::raw_self_attention(nimbus.embeddings).weights, 1e-15));
 }
 
 // Each row is a softmax of its own: positive, summing to 1; so W is not symmetric though E Eᵀ is.

@@ -3,8 +3,8 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/math/attention.hpp>
 #include <02_nimbus_raw/nimbus_thread.hpp>
+#include <attn/math/attention.hpp>
 #include <attn/math/validate.hpp>
 
 #include <gtest/gtest.h>
@@ -43,7 +43,8 @@ TEST(Exercise3_1, AShapeMismatchNamesBothShapes) {
   const arma::rowvec x{1.5, 0.5, 2.0};
   try {
     project_token(x, nimbus.projections);
-    ADD_FAILURE() << "x is (1 × 3) and W_Q is (2 × 2): project_token must throw std::invalid_argument";
+    ADD_FAILURE()
+        << "x is (1 × 3) and W_Q is (2 × 2): project_token must throw std::invalid_argument";
   } catch (const std::invalid_argument& error) {
     const std::string message = error.what();
     for (const std::string& shape : {attn::shape_of(x), attn::shape_of(nimbus.projections.W_Q)}) {

@@ -3,8 +3,8 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/math/attention.hpp>
 #include <04_self_attention/random_sentence.hpp>
+#include <attn/math/attention.hpp>
 #include <attn/numpy/numpy_random.hpp>
 
 #include <gtest/gtest.h>
@@ -46,8 +46,8 @@ TEST(Exercise4_2, TheGridIsTheArticles) {
                           {0.08, 0.15, 0.50, 0.16, 0.11},
                           {0.02, 0.38, 0.20, 0.39, 0.02}};
   EXPECT_TRUE(near("the weights, to the article's two digits", weights, article, 0.005));
-  EXPECT_TRUE(near("the weights", weights, attn::self_attention(sentence.X, sentence.W).weights,
-                   1e-14));
+  EXPECT_TRUE(
+      near("the weights", weights, attn::self_attention(sentence.X, sentence.W).weights, 1e-14));
 }
 
 // Another seed and sentence: rows still sum to 1 and agree with the library.

@@ -52,15 +52,14 @@ void expect_same_path_as_library(double lr, double beta1, double beta2, double e
       adam_update(ours, gradients[step], moments, lr, beta1, beta2, epsilon);
     }
     adam.step({&library}, {gradients[step]});
-    const ::testing::AssertionResult same =
-        near("θ after step " + std::to_string(step + 1) + " (" + settings.str() +
-                 "), against attn::Adam's",
-             ours, library, 1e-14);
+    const ::testing::AssertionResult same = near("θ after step " + std::to_string(step + 1) + " (" +
+                                                     settings.str() + "), against attn::Adam's",
+                                                 ours, library, 1e-14);
     EXPECT_TRUE(same);
     EXPECT_EQ(moments.t, static_cast<int>(step + 1))
-        << "moments.t counts the steps: after step " << step + 1 << " it should be "
-        << step + 1;
-    if (!same) return;  // the first step where the two part is the one to look at
+        << "moments.t counts the steps: after step " << step + 1 << " it should be " << step + 1;
+    if (!same)
+      return;  // the first step where the two part is the one to look at
   }
 }
 
@@ -88,8 +87,8 @@ TEST(Exercise6_1, MomentsAreKeptForTheNextStep) {
   AdamMoments moments;
   adam_update(theta, gradient, moments, 0.05);
   EXPECT_EQ(moments.t, 1) << "moments.t should count one step after the first call";
-  EXPECT_TRUE(near("moments.m after one step ((1 - β1) g)", moments.m, (1.0 - 0.9) * gradient,
-                   1e-15));
+  EXPECT_TRUE(
+      near("moments.m after one step ((1 - β1) g)", moments.m, (1.0 - 0.9) * gradient, 1e-15));
   EXPECT_TRUE(near("moments.v after one step ((1 - β2) g²)", moments.v,
                    (1.0 - 0.999) * arma::square(gradient), 1e-15));
 }
@@ -150,8 +149,8 @@ TEST(Exercise6_2, GradientMatchesFiniteDifferences) {
   const TargetLoss result = target_loss(scores, target);
   const arma::rowvec numeric = attn_exercise::central_differences(
       [&](const arma::rowvec& s) { return target_loss(s, target).loss; }, scores, 1e-5);
-  EXPECT_TRUE(near("dscores, against central differences of the loss", result.dscores, numeric,
-                   1e-7));
+  EXPECT_TRUE(
+      near("dscores, against central differences of the loss", result.dscores, numeric, 1e-7));
   EXPECT_TRUE(near("the sum of dscores (weights and one-hot row both sum to 1)",
                    arma::accu(result.dscores), 0.0, 1e-12));
 }

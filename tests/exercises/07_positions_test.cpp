@@ -19,7 +19,9 @@ using namespace attn::exercises;
 
 namespace {
 
-arma::rowvec as_row(const std::array<double, 2>& pair) { return {pair[0], pair[1]}; }
+arma::rowvec as_row(const std::array<double, 2>& pair) {
+  return {pair[0], pair[1]};
+}
 
 // Chapter 07's example: d = 2, θ = 1, q = (1, 2) at position m, k = (3, -1) at position n.
 double chapter_score(double m, double n) {
@@ -33,10 +35,10 @@ double chapter_score(double m, double n) {
 TEST(Exercise7_1, ChaptersScoresDependOnlyOnTheOffset) {
   // Chapter 07 prints these to 9 decimals: half a unit of the last digit is the tolerance.
   EXPECT_TRUE(near("q·k with q at 5, k at 3", chapter_score(5, 3), -6.781228824, 5e-10));
-  EXPECT_TRUE(near("q·k with q at 2, k at 0 (the same offset)", chapter_score(2, 0),
-                   -6.781228824, 5e-10));
-  EXPECT_TRUE(near("q·k with q at 10, k at 8 (the same offset)", chapter_score(10, 8),
-                   -6.781228824, 5e-10));
+  EXPECT_TRUE(
+      near("q·k with q at 2, k at 0 (the same offset)", chapter_score(2, 0), -6.781228824, 5e-10));
+  EXPECT_TRUE(near("q·k with q at 10, k at 8 (the same offset)", chapter_score(10, 8), -6.781228824,
+                   5e-10));
   EXPECT_TRUE(near("q·k with q at 3, k at 5 (the opposite offset)", chapter_score(3, 5),
                    5.948935151, 5e-10));
 }
@@ -45,8 +47,7 @@ TEST(Exercise7_1, TurnsCounterclockwise) {
   // A quarter turn takes (1, 0) to (0, 1); two eighths of a turn take (0, 1) to (-1, 0).
   const double quarter = arma::datum::pi / 2.0;
   EXPECT_TRUE(near("(1, 0) at position 1 with frequency π/2",
-                   as_row(rotate_pair({1.0, 0.0}, 1.0, quarter)), arma::rowvec{0.0, 1.0},
-                   1e-15));
+                   as_row(rotate_pair({1.0, 0.0}, 1.0, quarter)), arma::rowvec{0.0, 1.0}, 1e-15));
   EXPECT_TRUE(near("(0, 1) at position 2 with frequency π/4",
                    as_row(rotate_pair({0.0, 1.0}, 2.0, quarter / 2.0)), arma::rowvec{-1.0, 0.0},
                    1e-15));
@@ -57,8 +58,8 @@ TEST(Exercise7_1, TurnsCounterclockwise) {
 TEST(Exercise7_1, AgreesWithTheLibrarysRotary) {
   // attn::rotary turns pair i of row r by positions(r) · θ_i: with two columns θ = 1, and with
   // four the second pair (columns 2 and 3) has θ = rotary_frequencies(4)(1).
-  const arma::mat X{{1.0, 2.0, 0.5, -1.5}, {3.0, -1.0, 2.0, 0.0}, {-0.5, 0.25, -3.0, 1.0},
-                    {0.0, 4.0, 1.0, 1.0}};
+  const arma::mat X{
+      {1.0, 2.0, 0.5, -1.5}, {3.0, -1.0, 2.0, 0.0}, {-0.5, 0.25, -3.0, 1.0}, {0.0, 4.0, 1.0, 1.0}};
   const arma::vec positions{0.0, 1.0, 7.0, 100.5};
   const double theta1 = attn::rotary_frequencies(4)(1);
   arma::mat first_pair(X.n_rows, 2), second_pair(X.n_rows, 2);
@@ -66,12 +67,14 @@ TEST(Exercise7_1, AgreesWithTheLibrarysRotary) {
     first_pair.row(r) = as_row(rotate_pair({X(r, 0), X(r, 1)}, positions(r), 1.0));
     second_pair.row(r) = as_row(rotate_pair({X(r, 2), X(r, 3)}, positions(r), theta1));
   }
-  EXPECT_TRUE(near("columns 0 and 1 turned with θ = 1 (row r at position 0, 1, 7, 100.5), "
-                   "against attn::rotary",
-                   first_pair, attn::rotary(X.cols(0, 1), positions), 1e-14));
-  EXPECT_TRUE(near("columns 2 and 3 turned with θ = rotary_frequencies(4)(1), against "
-                   "attn::rotary of all four columns",
-                   second_pair, attn::rotary(X, positions).cols(2, 3), 1e-14));
+  EXPECT_TRUE(
+      near("columns 0 and 1 turned with θ = 1 (row r at position 0, 1, 7, 100.5), "
+           "against attn::rotary",
+           first_pair, attn::rotary(X.cols(0, 1), positions), 1e-14));
+  EXPECT_TRUE(
+      near("columns 2 and 3 turned with θ = rotary_frequencies(4)(1), against "
+           "attn::rotary of all four columns",
+           second_pair, attn::rotary(X, positions).cols(2, 3), 1e-14));
 }
 
 TEST(Exercise7_1, ATurnKeepsTheLength) {
@@ -115,8 +118,8 @@ TEST(Exercise7_2, MatchesTheLibrarysEncoding) {
     arma::mat ours(positions, d_model);
     for (arma::uword p = 0; p < positions; ++p) {
       const arma::rowvec row = sinusoidal_row(p, d_model);
-      ASSERT_EQ(row.n_elem, d_model) << "the row of position " << p << " for d_model = "
-                                     << d_model << " should have " << d_model << " entries";
+      ASSERT_EQ(row.n_elem, d_model) << "the row of position " << p << " for d_model = " << d_model
+                                     << " should have " << d_model << " entries";
       ours.row(p) = row;
     }
     EXPECT_TRUE(near("your rows for positions 0 to 19 (row p is position p), d_model = " +

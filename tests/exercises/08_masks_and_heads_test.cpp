@@ -5,8 +5,8 @@
 
 #include <attn/math/mask.hpp>
 #include <attn/math/multi_head.hpp>
-#include <attn/numpy/numpy_random.hpp>
 #include <attn/math/validate.hpp>
+#include <attn/numpy/numpy_random.hpp>
 
 #include <gtest/gtest.h>
 
@@ -104,8 +104,8 @@ TEST(Exercise8_2, BadHeadCountsNameDAndHeads) {
   };
   for (const Case c : {Case{10, 3}, Case{10, 4}, Case{7, 0}}) {
     const arma::mat X(2, c.d, arma::fill::ones);
-    const std::string call = "split_into_heads(X (2 × " + std::to_string(c.d) + "), " +
-                             std::to_string(c.heads) + ")";
+    const std::string call =
+        "split_into_heads(X (2 × " + std::to_string(c.d) + "), " + std::to_string(c.heads) + ")";
     try {
       split_into_heads(X, c.heads);
       ADD_FAILURE() << call << " must throw std::invalid_argument";
@@ -113,9 +113,8 @@ TEST(Exercise8_2, BadHeadCountsNameDAndHeads) {
       const std::string message = error.what();
       for (const arma::uword number : {c.d, c.heads}) {
         EXPECT_NE(message.find(std::to_string(number)), std::string::npos)
-            << call << " threw \"" << message << "\", which does not contain "
-            << number << "; the message should name both d = " << c.d << " and heads = "
-            << c.heads;
+            << call << " threw \"" << message << "\", which does not contain " << number
+            << "; the message should name both d = " << c.d << " and heads = " << c.heads;
       }
     }
   }

@@ -5,9 +5,9 @@
 
 #include "exercise_checks.hpp"
 
-#include <attn/numpy/numpy_random.hpp>
 #include <attn/math/softmax.hpp>
 #include <attn/math/streaming.hpp>
+#include <attn/numpy/numpy_random.hpp>
 
 #include <gtest/gtest.h>
 
@@ -31,7 +31,8 @@ const arma::mat kV = {{1, 0}, {0, 1}, {1, 1}, {2, 1}};
        {near(what + ", m", actual.m, expected.m, tolerance),
         near(what + ", l", actual.l, expected.l, tolerance),
         near(what + ", O", actual.o, expected.o, tolerance)}) {
-    if (!part) return part;
+    if (!part)
+      return part;
   }
   return ::testing::AssertionSuccess();
 }
@@ -49,8 +50,8 @@ OnlineState fold(const arma::rowvec& scores, const arma::mat& V, arma::uword fir
 // The library's state after keys first to last, for exercise 9.2, which must not rely on 9.1.
 OnlineState library_state(const arma::rowvec& scores, const arma::mat& V, arma::uword first,
                           arma::uword last) {
-  const attn::OnlineStep step = attn::online_softmax_steps(scores.cols(first, last),
-                                                           V.rows(first, last), 1).back();
+  const attn::OnlineStep step =
+      attn::online_softmax_steps(scores.cols(first, last), V.rows(first, last), 1).back();
   return {step.m, step.l, step.O};
 }
 
@@ -77,8 +78,8 @@ TEST(Exercise9_1, EqualsTheSoftmaxOnRandomRows) {
   const arma::mat V = rng.normal(40, 3);
   const OnlineState state = fold(scores, V, 0, 39);
   EXPECT_TRUE(near("m after 40 keys (the largest score)", state.m, scores.max(), 0.0));
-  EXPECT_TRUE(near("l after 40 keys", state.l, arma::accu(arma::exp(scores - scores.max())),
-                   1e-13));
+  EXPECT_TRUE(
+      near("l after 40 keys", state.l, arma::accu(arma::exp(scores - scores.max())), 1e-13));
   EXPECT_TRUE(near("O / l after 40 keys", state.o / state.l, attn::softmax(scores) * V, 1e-13));
 }
 
@@ -112,13 +113,13 @@ TEST(Exercise9_1, AMaskedKeyChangesNothing) {
 
 // Chapter 09's keys {1, 2} merged with {3, 4} give the state of all four.
 TEST(Exercise9_2, ChaptersHalvesMergeIntoTheWhole) {
-  const OnlineState merged = merge_states(library_state(kScores, kV, 0, 1),
-                                          library_state(kScores, kV, 2, 3));
+  const OnlineState merged =
+      merge_states(library_state(kScores, kV, 0, 1), library_state(kScores, kV, 2, 3));
   EXPECT_TRUE(near_state("keys {1, 2} merged with keys {3, 4}", merged,
                          library_state(kScores, kV, 0, 3), 1e-14));
   EXPECT_TRUE(near("the merged l", merged.l, 1.203438, 5e-7));
-  EXPECT_TRUE(near("the merged output O / l", merged.o / merged.l,
-                   arma::rowvec{1.718495, 0.984781}, 5e-7));
+  EXPECT_TRUE(
+      near("the merged output O / l", merged.o / merged.l, arma::rowvec{1.718495, 0.984781}, 5e-7));
 }
 
 // The empty state is the identity of the merge, on either side, and two empties give no NaN.
@@ -138,8 +139,8 @@ TEST(Exercise9_2, OrderDoesNotMatter) {
   const arma::mat V = rng.normal(40, 3);
   const OnlineState a = library_state(scores, V, 0, 24), b = library_state(scores, V, 25, 39);
   const OnlineState ab = merge_states(a, b);
-  EXPECT_TRUE(near_state("merge_states(b, a) against merge_states(a, b)", merge_states(b, a), ab,
-                         1e-15));
+  EXPECT_TRUE(
+      near_state("merge_states(b, a) against merge_states(a, b)", merge_states(b, a), ab, 1e-15));
   EXPECT_TRUE(near_state("merge_states(a, b) against all 40 keys", ab,
                          library_state(scores, V, 0, 39), 1e-13));
   EXPECT_TRUE(near("the merged output O / l", ab.o / ab.l, attn::softmax(scores) * V, 1e-13));

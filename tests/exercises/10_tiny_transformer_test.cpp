@@ -5,8 +5,8 @@
 #include "exercise_checks.hpp"
 
 #include <attn/math/layers.hpp>
-#include <attn/numpy/numpy_random.hpp>
 #include <attn/math/validate.hpp>
+#include <attn/numpy/numpy_random.hpp>
 
 #include <gtest/gtest.h>
 
@@ -71,11 +71,11 @@ TEST(Exercise10_1, TheGradientSumsToZero) {
   const arma::rowvec with_random_gamma = layer_norm_backward_row(row.x, row.gamma, row.dy);
   row.gamma.ones();
   const arma::rowvec with_unit_gamma = layer_norm_backward_row(row.x, row.gamma, row.dy);
-  EXPECT_TRUE(near("the sum of dL/dx's entries, gamma all ones", arma::accu(with_unit_gamma), 0.0,
-                   1e-13))
+  EXPECT_TRUE(
+      near("the sum of dL/dx's entries, gamma all ones", arma::accu(with_unit_gamma), 0.0, 1e-13))
       << "shifting every x_j by the same amount does not change layer norm's output";
-  EXPECT_TRUE(near("the sum of dL/dx's entries, a random gamma", arma::accu(with_random_gamma),
-                   0.0, 1e-13));
+  EXPECT_TRUE(near("the sum of dL/dx's entries, a random gamma", arma::accu(with_random_gamma), 0.0,
+                   1e-13));
 }
 
 // gamma or dy of the wrong width is refused, with both shapes in the message.
@@ -106,10 +106,10 @@ TEST(Exercise10_1, AShapeMismatchNamesBothShapes) {
 // is ln 35, and the chapter's first held-out loss, 3.5593, is within 0.1 of it.
 TEST(Exercise10_2, EqualLogitsOver35WordsGiveLn35) {
   const arma::rowvec zeros(35, arma::fill::zeros), sevens(35, arma::fill::value(7.0));
-  EXPECT_TRUE(near("the loss of 35 logits of 0", cross_entropy_row(zeros, 4), std::log(35.0),
-                   1e-14));
-  EXPECT_TRUE(near("the loss of 35 logits of 7", cross_entropy_row(sevens, 34), std::log(35.0),
-                   1e-14));
+  EXPECT_TRUE(
+      near("the loss of 35 logits of 0", cross_entropy_row(zeros, 4), std::log(35.0), 1e-14));
+  EXPECT_TRUE(
+      near("the loss of 35 logits of 7", cross_entropy_row(sevens, 34), std::log(35.0), 1e-14));
   EXPECT_TRUE(near("the loss of 35 equal logits, to 4 decimals (ln 35 = 3.5553)",
                    cross_entropy_row(zeros, 0), 3.5553, 5e-5));
   EXPECT_TRUE(near("the chapter's first held-out loss against 35 equal logits' (within 0.1)",

@@ -5,8 +5,8 @@
 
 #include <attn/math/validate.hpp>
 
-#include <armadillo>
 #include <gtest/gtest.h>
+#include <armadillo>
 
 #include <cmath>
 #include <functional>
@@ -30,9 +30,8 @@ inline ::testing::AssertionResult near(const std::string& what, const arma::mat&
       if (!same_infinity && !(std::abs(a - e) <= tolerance)) {
         std::ostringstream entry;
         entry.precision(10);
-        entry << what << (actual.n_rows == 1 ? "" : " row " + std::to_string(i) + ",")
-              << " entry " << j << " is " << a << ", expected " << e << " (within "
-              << tolerance << ")";
+        entry << what << (actual.n_rows == 1 ? "" : " row " + std::to_string(i) + ",") << " entry "
+              << j << " is " << a << ", expected " << e << " (within " << tolerance << ")";
         return ::testing::AssertionFailure() << entry.str();
       }
     }
@@ -43,8 +42,7 @@ inline ::testing::AssertionResult near(const std::string& what, const arma::mat&
 /// near() for one number.
 inline ::testing::AssertionResult near(const std::string& what, double actual, double expected,
                                        double tolerance) {
-  return near(what, arma::mat{arma::rowvec{actual}}, arma::mat{arma::rowvec{expected}},
-              tolerance);
+  return near(what, arma::mat{arma::rowvec{actual}}, arma::mat{arma::rowvec{expected}}, tolerance);
 }
 
 /// The central differences \f$(f(x + h e_j) - f(x - h e_j)) / 2h\f$ of a scalar function

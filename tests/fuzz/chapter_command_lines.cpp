@@ -56,11 +56,16 @@ struct ChapterProgram {
 };
 
 const std::array<ChapterProgram, 10> kChapters = {{
-    {"ch01_raw_attention", chapter_01_main},   {"ch02_nimbus_raw", chapter_02_main},
-    {"ch03_qkv_projections", chapter_03_main}, {"ch04_self_attention", chapter_04_main},
-    {"ch05_scaling", chapter_05_main},         {"ch06_trained_head", chapter_06_main},
-    {"ch07_positions", chapter_07_main},       {"ch08_masks_and_heads", chapter_08_main},
-    {"ch09_at_scale", chapter_09_main},        {"ch10_tiny_transformer", chapter_10_main},
+    {"ch01_raw_attention", chapter_01_main},
+    {"ch02_nimbus_raw", chapter_02_main},
+    {"ch03_qkv_projections", chapter_03_main},
+    {"ch04_self_attention", chapter_04_main},
+    {"ch05_scaling", chapter_05_main},
+    {"ch06_trained_head", chapter_06_main},
+    {"ch07_positions", chapter_07_main},
+    {"ch08_masks_and_heads", chapter_08_main},
+    {"ch09_at_scale", chapter_09_main},
+    {"ch10_tiny_transformer", chapter_10_main},
 }};
 
 // The usage and error messages go nowhere while fuzzing: printing them would be most of the
@@ -78,7 +83,8 @@ struct Silence {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size == 0) return 0;
+  if (size == 0)
+    return 0;
   const ChapterProgram& chapter = kChapters[data[0] % kChapters.size()];
   std::vector<std::string> args{chapter.name, ""};
   for (std::size_t i = 1; i < size; ++i) {
@@ -88,9 +94,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       args.back().push_back(static_cast<char>(data[i]));
     }
   }
-  if (size == 1) args.pop_back();  // no arguments at all
+  if (size == 1)
+    args.pop_back();  // no arguments at all
   std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
+  for (std::string& arg : args)
+    argv.push_back(arg.data());
   argv.push_back(nullptr);
 
   int code = 0;

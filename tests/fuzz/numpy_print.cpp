@@ -37,30 +37,38 @@ namespace {
 void check_numbers(const std::string& text, const arma::mat& values) {
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
-    if (line.size() > 75) fail("a line is longer than 75 characters", text);
+    if (line.size() > 75)
+      fail("a line is longer than 75 characters", text);
   }
   std::string numbers = text;
-  std::replace_if(numbers.begin(), numbers.end(), [](char c) { return c == '[' || c == ']'; }, ' ');
+  std::replace_if(
+      numbers.begin(), numbers.end(), [](char c) { return c == '[' || c == ']'; }, ' ');
   std::istringstream tokens(numbers);
   arma::uword k = 0;
   const arma::mat by_rows = values.t();  // the text lists the entries row by row
   for (std::string token; tokens >> token; ++k) {
-    if (k == by_rows.n_elem) fail("more numbers than entries", text);
+    if (k == by_rows.n_elem)
+      fail("more numbers than entries", text);
     const double x = by_rows(k);
     char* end = nullptr;
     const double read = std::strtod(token.c_str(), &end);
-    if (*end != '\0') fail("a number does not read back", text);
+    if (*end != '\0')
+      fail("a number does not read back", text);
     const bool same = std::isnan(x) ? std::isnan(read)
-                      : std::isinf(x) ? read == x
-                                      : std::abs(read - x) <= 5.000001e-9 * std::max(1.0, std::abs(x));
-    if (!same) fail("a number reads back as another", text);
+                      : std::isinf(x)
+                          ? read == x
+                          : std::abs(read - x) <= 5.000001e-9 * std::max(1.0, std::abs(x));
+    if (!same)
+      fail("a number reads back as another", text);
   }
-  if (k != by_rows.n_elem) fail("fewer numbers than entries", text);
+  if (k != by_rows.n_elem)
+    fail("fewer numbers than entries", text);
 }
 
 void check_round(double x, int digits) {
   const double rounded = attn::numpy::round(x, digits);
-  if (std::isnan(x) != std::isnan(rounded)) fail("rounding made or lost a NaN", std::to_string(x));
+  if (std::isnan(x) != std::isnan(rounded))
+    fail("rounding made or lost a NaN", std::to_string(x));
   const double scale = std::pow(10.0, digits);
   if (std::isfinite(x) && std::isfinite(x * scale) &&
       std::abs(rounded - x) > 0.5 / scale * (1 + 1e-12) + 4 * std::abs(x) * 2.3e-16) {
@@ -71,7 +79,8 @@ void check_round(double x, int digits) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size == 0 || size > 1 + 8 * 256) return 0;
+  if (size == 0 || size > 1 + 8 * 256)
+    return 0;
   const arma::uword cols = 1 + data[0] % 8;
   const int digits = data[0] / 8 % 16;
   arma::rowvec values((size - 1) / 8);
@@ -81,15 +90,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   const std::string array = attn::numpy::array_str(values);
-  if (array.front() != '[' || array.back() != ']') fail("an array not in brackets", array);
+  if (array.front() != '[' || array.back() != ']')
+    fail("an array not in brackets", array);
   check_numbers(array, values);
 
   const arma::uword rows = values.n_elem / cols;
   arma::mat matrix(rows, cols);  // filled row by row
-  for (arma::uword i = 0; i < matrix.n_elem; ++i) matrix(i / cols, i % cols) = values(i);
+  for (arma::uword i = 0; i < matrix.n_elem; ++i)
+    matrix(i / cols, i % cols) = values(i);
   const std::string text = attn::numpy::matrix_str(matrix);
-  if (matrix.n_elem == 0 ? text != "[]" : text.rfind("[[", 0) != 0 || text.size() < 4 ||
-                                              text.compare(text.size() - 2, 2, "]]") != 0) {
+  if (matrix.n_elem == 0 ? text != "[]"
+                         : text.rfind("[[", 0) != 0 || text.size() < 4 ||
+                               text.compare(text.size() - 2, 2, "]]") != 0) {
     fail("a matrix not in double brackets", text);
   }
   check_numbers(text, matrix);

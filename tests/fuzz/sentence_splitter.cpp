@@ -32,14 +32,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::size_t from = 0;
   std::string joined;
   for (const std::string& word : words) {
-    if (word.empty()) fail("an empty word", word);
-    if (word.find_first_of(" \t\n\v\f\r") != std::string::npos) fail("a word holds whitespace", word);
+    if (word.empty())
+      fail("an empty word", word);
+    if (word.find_first_of(" \t\n\v\f\r") != std::string::npos)
+      fail("a word holds whitespace", word);
     const std::size_t at = sentence.find(word, from);
-    if (at == std::string::npos) fail("a word is not in the sentence, in order", word);
+    if (at == std::string::npos)
+      fail("a word is not in the sentence, in order", word);
     from = at + word.size();
-    if (!joined.empty()) joined += ' ';
+    if (!joined.empty())
+      joined += ' ';
     joined += word;
   }
-  if (attn::split_words(joined) != words) fail("joined and split again, the words change", joined);
+  if (attn::split_words(joined) != words)
+    fail("joined and split again, the words change", joined);
   return 0;
 }

@@ -31,7 +31,8 @@ const std::vector<std::string> kPageExtensions = {".md", ".hpp"};
 std::vector<std::string> lines_of(const fs::path& file) {
   std::ifstream in(file);
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
   return lines;
 }
 
@@ -41,7 +42,8 @@ bool is_blank(const std::string& line) {
 
 std::string trimmed(const std::string& text) {
   const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return "";
+  if (first == std::string::npos)
+    return "";
   const auto last = text.find_last_not_of(" \t\r");
   return text.substr(first, last - first + 1);
 }
@@ -52,7 +54,8 @@ std::optional<fs::path> find_example(const fs::path& source, const std::string& 
                                      std::string& why_not) {
   for (const std::string& dir : kExampleDirs) {
     const fs::path direct = source / dir / name;
-    if (fs::is_regular_file(direct)) return direct;
+    if (fs::is_regular_file(direct))
+      return direct;
   }
   std::vector<fs::path> found;
   const std::string tail = "/" + name;
@@ -63,9 +66,11 @@ std::optional<fs::path> find_example(const fs::path& source, const std::string& 
           path.compare(path.size() - tail.size(), tail.size(), tail) == 0)
         found.push_back(entry.path());
     }
-  if (found.size() == 1) return found.front();
-  why_not = found.empty() ? "no such file in the example path (chapters, lib, tests)"
-                          : "the name is ambiguous: " + std::to_string(found.size()) + " files end in it";
+  if (found.size() == 1)
+    return found.front();
+  why_not = found.empty()
+                ? "no such file in the example path (chapters, lib, tests)"
+                : "the name is ambiguous: " + std::to_string(found.size()) + " files end in it";
   return std::nullopt;
 }
 
@@ -81,13 +86,19 @@ class PageWalk {
   void command(int page_line, const std::string& name, const std::string& argument) {
     page_line_ = page_line;
     ++commands_;
-    if (name == "dontinclude") open(argument);
-    else if (name == "skip") skip(argument);
-    else if (name == "until") until(argument);
-    else if (name == "line") line(argument);
+    if (name == "dontinclude")
+      open(argument);
+    else if (name == "skip")
+      skip(argument);
+    else if (name == "until")
+      until(argument);
+    else if (name == "line")
+      line(argument);
     else if (name == "skipline") {
-      if (skip(argument)) line(argument);
-    } else if (name == "snippet") snippet(argument);
+      if (skip(argument))
+        line(argument);
+    } else if (name == "snippet")
+      snippet(argument);
   }
 
  private:
@@ -129,7 +140,8 @@ class PageWalk {
       shown = shown || !is_blank(lines_[i]);
       if (lines_[i].find(pattern) != std::string::npos) {
         position_ = i + 1;
-        if (!shown) fail("\\until " + pattern + ": the fragment is blank");
+        if (!shown)
+          fail("\\until " + pattern + ": the fragment is blank");
         return;
       }
     }
@@ -141,7 +153,8 @@ class PageWalk {
   // \line: shows the next non-blank line, only if it holds the pattern.
   void line(const std::string& pattern) {
     std::size_t i = position_;
-    while (i < lines_.size() && is_blank(lines_[i])) ++i;
+    while (i < lines_.size() && is_blank(lines_[i]))
+      ++i;
     if (i == lines_.size()) {
       fail("\\line " + pattern + ": no line of " + file_name_ + " is left to show");
     } else if (lines_[i].find(pattern) == std::string::npos) {
@@ -166,15 +179,18 @@ class PageWalk {
     const std::string marker = "[" + region + "]";
     std::vector<std::size_t> markers;
     for (std::size_t i = 0; i < lines.size(); ++i)
-      if (lines[i].find(marker) != std::string::npos) markers.push_back(i);
+      if (lines[i].find(marker) != std::string::npos)
+        markers.push_back(i);
     if (markers.size() < 2) {
       fail("\\snippet " + argument + ": " + name + " holds " + std::to_string(markers.size()) +
            " line(s) with " + marker + ", a region needs two");
       return;
     }
-    const bool blank = std::all_of(lines.begin() + static_cast<std::ptrdiff_t>(markers[0]) + 1,
-                                   lines.begin() + static_cast<std::ptrdiff_t>(markers[1]), is_blank);
-    if (blank) fail("\\snippet " + argument + ": the region is empty");
+    const bool blank =
+        std::all_of(lines.begin() + static_cast<std::ptrdiff_t>(markers[0]) + 1,
+                    lines.begin() + static_cast<std::ptrdiff_t>(markers[1]), is_blank);
+    if (blank)
+      fail("\\snippet " + argument + ": the region is empty");
   }
 
   fs::path source_, page_;
@@ -192,8 +208,10 @@ void walk_line(PageWalk& walk, int number, const std::string& text) {
   static const std::vector<std::string> kCommands = {"dontinclude", "skipline", "skip",
                                                      "until",       "line",     "snippet"};
   std::string rest = trimmed(text);
-  if (rest.rfind("///", 0) == 0) rest = trimmed(rest.substr(3));  // a header's comment
-  if (rest.empty() || rest[0] != '\\') return;
+  if (rest.rfind("///", 0) == 0)
+    rest = trimmed(rest.substr(3));  // a header's comment
+  if (rest.empty() || rest[0] != '\\')
+    return;
   for (const std::string& name : kCommands) {
     const std::string word = rest.substr(1, name.size());
     const std::size_t after = name.size() + 1;  // just past the backslash and the name
@@ -210,9 +228,8 @@ std::vector<fs::path> pages(const fs::path& source) {
   for (const std::string& dir : kPageDirs)
     for (const auto& entry : fs::recursive_directory_iterator(source / dir)) {
       const std::string extension = entry.path().extension().string();
-      if (entry.is_regular_file() &&
-          std::find(kPageExtensions.begin(), kPageExtensions.end(), extension) !=
-              kPageExtensions.end())
+      if (entry.is_regular_file() && std::find(kPageExtensions.begin(), kPageExtensions.end(),
+                                               extension) != kPageExtensions.end())
         found.push_back(entry.path());
     }
   std::sort(found.begin(), found.end());
@@ -233,12 +250,14 @@ int main(int argc, char** argv) {
   for (const fs::path& page : all_pages) {
     PageWalk walk(source, page, problems);
     const std::vector<std::string> lines = lines_of(page);
-    for (std::size_t i = 0; i < lines.size(); ++i) walk_line(walk, static_cast<int>(i + 1), lines[i]);
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      walk_line(walk, static_cast<int>(i + 1), lines[i]);
     commands += walk.commands();
   }
   if (!problems.empty()) {
     std::cerr << problems.size() << " fragment(s) of the book would render empty:\n";
-    for (const std::string& problem : problems) std::cerr << "  " << problem << '\n';
+    for (const std::string& problem : problems)
+      std::cerr << "  " << problem << '\n';
     return 1;
   }
   std::cout << "all " << commands << " fragment commands of " << all_pages.size()

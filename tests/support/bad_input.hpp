@@ -19,9 +19,10 @@ testing::AssertionResult ThrowsNaming(F&& f, const std::string& text) {
   try {
     f();
   } catch (const E& e) {
-    if (std::string(e.what()).find(text) != std::string::npos) return testing::AssertionSuccess();
-    return testing::AssertionFailure() << "the message \"" << e.what() << "\" does not name \""
-                                       << text << "\"";
+    if (std::string(e.what()).find(text) != std::string::npos)
+      return testing::AssertionSuccess();
+    return testing::AssertionFailure()
+           << "the message \"" << e.what() << "\" does not name \"" << text << "\"";
   } catch (const std::exception& e) {
     return testing::AssertionFailure() << "another exception was thrown: " << e.what();
   }

@@ -19,17 +19,21 @@ namespace attn_test {
 inline std::map<std::string, arma::mat> fixture_blocks(const std::string& file) {
   const std::string path = std::string(ATTN_TEST_DATA_DIR) + "/" + file;
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read the fixture " + path);
+  if (!in)
+    throw std::runtime_error("cannot read the fixture " + path);
   std::map<std::string, arma::mat> blocks;
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("case ", 0) != 0) continue;
+    if (line.rfind("case ", 0) != 0)
+      continue;
     std::istringstream header(line.substr(5));
     std::vector<std::string> words;
-    for (std::string word; header >> word;) words.push_back(word);
+    for (std::string word; header >> word;)
+      words.push_back(word);
     const arma::uword rows = std::stoul(words[words.size() - 2]), cols = std::stoul(words.back());
     std::string name;
-    for (std::size_t i = 0; i + 2 < words.size(); ++i) name += (i ? " " : "") + words[i];
+    for (std::size_t i = 0; i + 2 < words.size(); ++i)
+      name += (i ? " " : "") + words[i];
     arma::mat m(rows, cols);
     for (arma::uword r = 0; r < rows && std::getline(in, line); ++r) {
       std::istringstream values(line);

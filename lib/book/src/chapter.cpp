@@ -1,8 +1,8 @@
 #include "attn/book/chapter.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <CLI/CLI.hpp>
 
 #include <exception>
 #include <iostream>
@@ -25,9 +25,12 @@ std::optional<int> parse_command_line(int argc, const char* const* argv, const C
       ->capture_default_str();
   app.add_flag("--plots-in-terminal", plots.in_terminal,
                "Draw the figures as coloured text on stdout instead of PNG files");
-  app.footer(fmt::format("Exit status: 0 when every number matches {}, 1 when one differs,\n"
-                         "2 for a bad command line.", info.reference));
-  if (options) options(app);
+  app.footer(
+      fmt::format("Exit status: 0 when every number matches {}, 1 when one differs,\n"
+                  "2 for a bad command line.",
+                  info.reference));
+  if (options)
+    options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -45,7 +48,8 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOpt
                 const Story& story) {
   try {
     PlotOptions plot_options;
-    if (const auto stop = parse_command_line(argc, argv, info, options, plot_options)) return *stop;
+    if (const auto stop = parse_command_line(argc, argv, info, options, plot_options))
+      return *stop;
     Plotter plots(plot_options, std::cout, std::cerr);
     ArticleChecks checks(info.reference);
     Chapter chapter{std::cout, checks, plots, std::cerr};

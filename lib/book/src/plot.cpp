@@ -4,12 +4,13 @@
 
 // Armadillo must come before gnuplot-iostream, or gnuplot-iostream does not recognise
 // Armadillo types and silently sends matrices as flat lists.
-#include <armadillo>
 #include <gnuplot-iostream.h>
+#include <armadillo>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <csignal>
@@ -18,7 +19,6 @@
 #include <sstream>
 #include <string_view>
 #include <tuple>
-#include <unistd.h>
 
 namespace attn {
 
@@ -47,7 +47,8 @@ constexpr double kDarkFraction = 0.6;
 std::string quoted(const std::string& text) {
   std::string q = "\"";
   for (char c : text) {
-    if (c == '"' || c == '\\') q += '\\';
+    if (c == '"' || c == '\\')
+      q += '\\';
     q += c;
   }
   return q + '"';
@@ -78,16 +79,19 @@ using Cell = std::tuple<arma::uword, arma::uword, double>;
 std::vector<Cell> long_rows(const arma::mat& m) {
   std::vector<Cell> cells;
   for (arma::uword i = 0; i < m.n_rows; ++i)
-    for (arma::uword j = 0; j < m.n_cols; ++j) cells.emplace_back(i, j, m(i, j));
+    for (arma::uword j = 0; j < m.n_cols; ++j)
+      cells.emplace_back(i, j, m(i, j));
   return cells;
 }
 
 // The colour range every panel of a heatmap figure shares: [0, 1] for weights, symmetric
 // about 0 for scores.
 double colour_reach(const std::vector<Heatmap>& panels) {
-  if (panels.front().scale == ColourScale::weights) return 1.0;
+  if (panels.front().scale == ColourScale::weights)
+    return 1.0;
   double reach = 1e-12;
-  for (const Heatmap& h : panels) reach = std::max(reach, arma::abs(h.values).max());
+  for (const Heatmap& h : panels)
+    reach = std::max(reach, arma::abs(h.values).max());
   return reach;
 }
 
@@ -116,25 +120,30 @@ std::string heatmap_commands(const Heatmap& h, double reach, const std::string& 
   const double rows = static_cast<double>(h.values.n_rows);
   const double cols = static_cast<double>(h.values.n_cols);
   // Small cells have no room for words side by side under the columns: slant them.
-  const bool slant = !h.write_values && std::any_of(h.keys.begin(), h.keys.end(),
-                                                    [](const std::string& k) { return k.size() > 3; });
+  const bool slant =
+      !h.write_values &&
+      std::any_of(h.keys.begin(), h.keys.end(), [](const std::string& k) { return k.size() > 3; });
   return fmt::format(
              "set title {}\n"
              "set xlabel {}\nset ylabel {}\n"
              "set xrange [-0.5:{}]\nset yrange [{}:-0.5]\nset xtics {} {}\nset ytics {}\n"
-             "set tics scale 0\nset size ratio -1\nunset key\nset cbrange [{}:{}]\nset cblabel {}\n",
+             "set tics scale 0\nset size ratio -1\nunset key\nset cbrange [{}:{}]\nset cblabel "
+             "{}\n",
              quoted(h.title), quoted(h.x_label), quoted(h.y_label), cols - 0.5, rows - 0.5,
              tics(h.keys), slant ? "rotate by 45 right" : "norotate", tics(h.queries),
              weights ? 0.0 : -reach, reach,
-             quoted(!h.colour_label.empty() ? h.colour_label : weights ? "weight" : "score")) +
+             quoted(!h.colour_label.empty() ? h.colour_label
+                    : weights               ? "weight"
+                                            : "score")) +
          (weights ? palette_command(weight_palette())
                   : "set palette defined (-1 '#b2182b', 0 '#f7f7f7', 1 '#2166ac')\n") +
          // Dark cells get white text so every value stays readable.
          (h.write_values
-              ? fmt::format("plot {0} using 2:1:3 with image, {0} using 2:1:(sprintf('%.{1}f', $3)):"
-                            "(abs($3) > {2} ? 0xffffff : 0x000000) "
-                            "with labels textcolor rgb variable font ',12'\n",
-                            cells, h.decimals, kDarkFraction * reach)
+              ? fmt::format(
+                    "plot {0} using 2:1:3 with image, {0} using 2:1:(sprintf('%.{1}f', $3)):"
+                    "(abs($3) > {2} ? 0xffffff : 0x000000) "
+                    "with labels textcolor rgb variable font ',12'\n",
+                    cells, h.decimals, kDarkFraction * reach)
               : fmt::format("plot {} using 2:1:3 with image\n", cells));
 }
 
@@ -153,7 +162,8 @@ std::string read_status(const fs::path& file) {
 void put_in_place(std::ostream& log, const fs::path& part, const fs::path& target, bool complete,
                   std::string_view failure, std::string_view kind) {
   std::error_code ec;
-  if (complete) fs::rename(part, target, ec);
+  if (complete)
+    fs::rename(part, target, ec);
   if (complete && !ec) {
     fmt::print(log, "wrote {}\n", target.string());
     return;
@@ -174,15 +184,19 @@ Plotter::Plotter(PlotOptions options, std::ostream& out, std::ostream& log)
   }
   gnuplot_ = find_on_path("gnuplot");
   if (gnuplot_.empty()) {
-    fmt::print(log_, "plots skipped: gnuplot is not on the PATH (install gnuplot-nox); "
-                     "the numbers are still computed and checked\n");
+    fmt::print(log_,
+               "plots skipped: gnuplot is not on the PATH (install gnuplot-nox); "
+               "the numbers are still computed and checked\n");
     return;
   }
   std::error_code ec;
-  if (!options_.in_terminal) fs::create_directories(options_.folder, ec);
+  if (!options_.in_terminal)
+    fs::create_directories(options_.folder, ec);
   if (ec) {
-    fmt::print(log_, "plots skipped: cannot create the folder {} ({}); the numbers are still "
-                     "computed and checked\n", options_.folder.string(), ec.message());
+    fmt::print(log_,
+               "plots skipped: cannot create the folder {} ({}); the numbers are still "
+               "computed and checked\n",
+               options_.folder.string(), ec.message());
     return;
   }
   // A gnuplot that dies half-way must not take the chapter with it: writing to its closed pipe
@@ -194,7 +208,8 @@ Plotter::Plotter(PlotOptions options, std::ostream& out, std::ostream& log)
 void Plotter::draw(const std::string& name, int width, int height, const std::string& title,
                    const std::function<void(std::ostream&)>& script) {
   std::string gnuplot = "'";  // the program's path, quoted for the shell popen() runs
-  for (char c : gnuplot_.string()) gnuplot += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  for (char c : gnuplot_.string())
+    gnuplot += c == '\'' ? std::string("'\\''") : std::string(1, c);
   gnuplot += "'";
 
   if (options_.in_terminal) {
@@ -221,12 +236,14 @@ void Plotter::draw(const std::string& name, int width, int height, const std::st
     // gnuplot's stdout goes to /dev/null: were it unable to open the output file, it would
     // otherwise send the image's bytes to ours.
     Gnuplot gp(gnuplot + " > /dev/null");
-    gp << fmt::format("set terminal pngcairo size {},{} font 'DejaVu Sans,11' noenhanced\n"
-                      "set output {}\nset title {}\n",
-                      width, height, quoted(part.string()), quoted(title));
+    gp << fmt::format(
+        "set terminal pngcairo size {},{} font 'DejaVu Sans,11' noenhanced\n"
+        "set output {}\nset title {}\n",
+        width, height, quoted(part.string()), quoted(title));
     script(gp);
     // Closing the output finishes the PNG; GPVAL_ERRNO is non-zero once any command failed.
-    gp << "set output\nset print " << quoted(status.string()) << "\nprint GPVAL_ERRNO\nunset print\n";
+    gp << "set output\nset print " << quoted(status.string())
+       << "\nprint GPVAL_ERRNO\nunset print\n";
   }  // gnuplot has exited here
   const bool drawn = read_status(status) == "0" && fs::is_regular_file(part, ignored) &&
                      fs::file_size(part, ignored) > 0;
@@ -235,16 +252,19 @@ void Plotter::draw(const std::string& name, int width, int height, const std::st
 }
 
 const std::vector<ColourStop>& weight_palette() {
-  static const std::vector<ColourStop> stops = {{0.0, "#f7fbff"}, {0.5, "#6baed6"}, {1.0, "#08306b"}};
+  static const std::vector<ColourStop> stops = {
+      {0.0, "#f7fbff"}, {0.5, "#6baed6"}, {1.0, "#08306b"}};
   return stops;
 }
 
 std::string weight_colour(double weight) {
-  if (std::isnan(weight)) throw InputError("weight_colour: the weight is NaN");
+  if (std::isnan(weight))
+    throw InputError("weight_colour: the weight is NaN");
   const std::vector<ColourStop>& stops = weight_palette();
   const double w = std::clamp(weight, stops.front().at, stops.back().at);
   std::size_t upper = 1;
-  while (upper + 1 < stops.size() && stops[upper].at < w) ++upper;
+  while (upper + 1 < stops.size() && stops[upper].at < w)
+    ++upper;
   const ColourStop& a = stops[upper - 1];
   const ColourStop& b = stops[upper];
   const double t = (w - a.at) / (b.at - a.at);
@@ -258,19 +278,24 @@ std::string weight_colour(double weight) {
 }
 
 std::vector<std::string> tick_labels(std::size_t count, std::size_t every) {
-  if (every == 0) throw InputError("tick_labels: the spacing must be at least 1");
+  if (every == 0)
+    throw InputError("tick_labels: the spacing must be at least 1");
   std::vector<std::string> labels(count);
-  for (std::size_t i = 0; i < count; i += every) labels[i] = std::to_string(i);
+  for (std::size_t i = 0; i < count; i += every)
+    labels[i] = std::to_string(i);
   return labels;
 }
 
-bool dark_weight(double weight) { return weight > kDarkFraction; }
+bool dark_weight(double weight) {
+  return weight > kDarkFraction;
+}
 
 void Plotter::page_data(const std::string& file_name, const std::string& text) {
   if (file_name.empty() || file_name == "." || file_name == ".." ||
       fs::path(file_name).filename() != file_name)
     throw InputError(fmt::format("page data \"{}\" must be a plain file name", file_name));
-  if (!options_.enabled || options_.in_terminal) return;
+  if (!options_.enabled || options_.in_terminal)
+    return;
   // As with the figures: written to NAME.part, then put in place.
   const fs::path file = options_.folder / file_name;
   const fs::path part = file.string() + ".part";
@@ -286,10 +311,13 @@ void Plotter::page_data(const std::string& file_name, const std::string& text) {
   put_in_place(log_, part, file, written, "could not write", "file");
 }
 
-void Plotter::heatmap(const Heatmap& h) { heatmaps({h.name, "", {h}}); }
+void Plotter::heatmap(const Heatmap& h) {
+  heatmaps({h.name, "", {h}});
+}
 
 void Plotter::heatmaps(const HeatmapRow& row) {
-  if (row.panels.empty()) throw InputError(fmt::format("figure {} has no panels", row.name));
+  if (row.panels.empty())
+    throw InputError(fmt::format("figure {} has no panels", row.name));
   for (std::size_t k = 0; k < row.panels.size(); ++k) {
     const Heatmap& h = row.panels[k];
     require_labels(row.name + " (rows)", h.queries.size(), h.values.n_rows);
@@ -297,11 +325,14 @@ void Plotter::heatmaps(const HeatmapRow& row) {
     require_nonempty(fmt::format("figure {}: panel {}", row.name, k), h.values);
     require_plottable(row.name, fmt::format("panel {}", k), h.values);
   }
-  if (!active_) return;
-  const arma::uword largest = std::max(row.panels.front().values.n_rows, row.panels.front().values.n_cols);
+  if (!active_)
+    return;
+  const arma::uword largest =
+      std::max(row.panels.front().values.n_rows, row.panels.front().values.n_cols);
   const bool values = row.panels.front().write_values;
   if (values && largest > kMaxHeatmapTokens) {
-    fmt::print(log_, "figure {} skipped: {} tokens are too many for a readable heatmap (at most {})\n",
+    fmt::print(log_,
+               "figure {} skipped: {} tokens are too many for a readable heatmap (at most {})\n",
                row.name, largest, kMaxHeatmapTokens);
     return;
   }
@@ -314,11 +345,14 @@ void Plotter::heatmaps(const HeatmapRow& row) {
   draw(row.name, width, height, "", [&](std::ostream& gp) {
     std::vector<std::string> blocks;
     for (std::size_t k = 0; k < row.panels.size(); ++k)
-      blocks.push_back(datablock(gp, fmt::format("cells{}", k + 1), long_rows(row.panels[k].values)));
-    if (panels > 1) gp << fmt::format("set multiplot layout 1,{} title {}\n", panels, quoted(row.title));
+      blocks.push_back(
+          datablock(gp, fmt::format("cells{}", k + 1), long_rows(row.panels[k].values)));
+    if (panels > 1)
+      gp << fmt::format("set multiplot layout 1,{} title {}\n", panels, quoted(row.title));
     for (std::size_t k = 0; k < row.panels.size(); ++k)
       gp << heatmap_commands(row.panels[k], reach, blocks[k]);
-    if (panels > 1) gp << "unset multiplot\n";
+    if (panels > 1)
+      gp << "unset multiplot\n";
   });
 }
 
@@ -331,7 +365,8 @@ void Plotter::bars(const BarChart& b) {
       throw InputError(fmt::format("figure {}: series {} holds an infinity at index {}", b.name,
                                    series.label, infinite(0)));
   }
-  if (!active_) return;
+  if (!active_)
+    return;
   const double groups = static_cast<double>(b.labels.size());
   const double width = 0.8 / static_cast<double>(b.series.size());  // bars share 0.8 of a slot
   draw(b.name, 760, 440, b.title, [&](std::ostream& gp) {
@@ -339,7 +374,8 @@ void Plotter::bars(const BarChart& b) {
     for (std::size_t k = 0; k < b.series.size(); ++k) {
       std::vector<std::pair<arma::uword, double>> rows;
       for (arma::uword i = 0; i < b.series[k].y.n_elem; ++i)
-        if (!std::isnan(b.series[k].y(i))) rows.emplace_back(i, b.series[k].y(i));
+        if (!std::isnan(b.series[k].y(i)))
+          rows.emplace_back(i, b.series[k].y(i));
       blocks.push_back(datablock(gp, fmt::format("series{}", k + 1), rows));
     }
     gp << "set ylabel " << quoted(b.value_label) << "\n"
@@ -354,10 +390,11 @@ void Plotter::bars(const BarChart& b) {
     for (std::size_t k = 0; k < b.series.size(); ++k) {
       const double shift = -0.4 + width * (static_cast<double>(k) + 0.5);  // centre of bar k
       gp << (k ? ", " : "")
-         << fmt::format("{0} using ($1 + {1}):2 with boxes lc rgb {2} title {3}, "
-                        "{0} using ($1 + {1}):2:(sprintf('%.2f', $2)) with labels {4} notitle",
-                        blocks[k], shift, quoted(b.series[k].colour), quoted(b.series[k].label),
-                        value_style);
+         << fmt::format(
+                "{0} using ($1 + {1}):2 with boxes lc rgb {2} title {3}, "
+                "{0} using ($1 + {1}):2:(sprintf('%.2f', $2)) with labels {4} notitle",
+                blocks[k], shift, quoted(b.series[k].colour), quoted(b.series[k].label),
+                value_style);
     }
     gp << "\n";
   });
@@ -369,12 +406,14 @@ void Plotter::lines(const LinePlot& p) {
     require_labels(p.name + " (" + series.label + ")", p.x.n_elem, series.y.n_elem);
     require_plottable(p.name, "series " + series.label, series.y);
   }
-  if (!active_) return;
+  if (!active_)
+    return;
   draw(p.name, 760, 480, p.title, [&](std::ostream& gp) {
     std::vector<std::string> blocks;
     for (std::size_t k = 0; k < p.series.size(); ++k) {
       std::vector<std::pair<double, double>> points;
-      for (arma::uword j = 0; j < p.x.n_elem; ++j) points.emplace_back(p.x(j), p.series[k].y(j));
+      for (arma::uword j = 0; j < p.x.n_elem; ++j)
+        points.emplace_back(p.x(j), p.series[k].y(j));
       blocks.push_back(datablock(gp, fmt::format("series{}", k + 1), points));
     }
     gp << "set xlabel " << quoted(p.x_label) << "\n"
@@ -402,17 +441,21 @@ void Plotter::vectors(const VectorPicture& v) {
                                    v.name, a.label, shape_of(a.tip)));
     else
       require_plottable(v.name, "arrow " + a.label, a.tip);
-  if (!active_) return;
+  if (!active_)
+    return;
   draw(v.name, 640, 560, v.title, [&](std::ostream& gp) {
     std::vector<std::pair<double, double>> tips{{0.0, 0.0}};
-    for (const Arrow& a : v.arrows) tips.emplace_back(a.tip(0), a.tip(1));
+    for (const Arrow& a : v.arrows)
+      tips.emplace_back(a.tip(0), a.tip(1));
     const std::string block = datablock(gp, "tips", tips);
     gp << "set size ratio -1\nset grid\nunset key\nset xzeroaxis\nset yzeroaxis\n"
        << "set offsets graph 0.15, graph 0.25, graph 0.12, graph 0.12\n";
     int tag = 1;
     for (const Arrow& a : v.arrows) {
-      gp << fmt::format("set arrow {} from 0,0 to {},{} head filled size screen 0.02,15 lw 2.5 "
-                        "lc rgb {}\n", tag, a.tip(0), a.tip(1), quoted(a.colour))
+      gp << fmt::format(
+                "set arrow {} from 0,0 to {},{} head filled size screen 0.02,15 lw 2.5 "
+                "lc rgb {}\n",
+                tag, a.tip(0), a.tip(1), quoted(a.colour))
          << fmt::format("set label {} {} at {},{} offset 0.6,0.6 textcolor rgb {}\n", tag,
                         quoted(a.label), a.tip(0), a.tip(1), quoted(a.colour));
       ++tag;

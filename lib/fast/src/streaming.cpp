@@ -27,7 +27,9 @@ constexpr double kMinusInfinity = -kInfinity;
 #endif
 
 // An integer's bits read as a double (std::bit_cast in C++20).
-double bits_as_double(std::uint64_t b) { return __builtin_bit_cast(double, b); }
+double bits_as_double(std::uint64_t b) {
+  return __builtin_bit_cast(double, b);
+}
 
 // The largest of `count` values (−∞ if every one is), kept as eight running maxima so that the
 // comparisons overlap instead of each waiting for the one before.
@@ -38,8 +40,10 @@ double largest(const double* x, arma::uword count) {
   std::fill(lane, lane + kLanes, kMinusInfinity);
   arma::uword i = 0;
   for (; i + kLanes <= count; i += kLanes)
-    for (arma::uword j = 0; j < kLanes; ++j) lane[j] = std::max(lane[j], x[i + j]);
-  for (; i < count; ++i) lane[0] = std::max(lane[0], x[i]);
+    for (arma::uword j = 0; j < kLanes; ++j)
+      lane[j] = std::max(lane[j], x[i + j]);
+  for (; i < count; ++i)
+    lane[0] = std::max(lane[0], x[i]);
   return *std::max_element(lane, lane + kLanes);
 }
 
@@ -50,8 +54,10 @@ double total(const double* x, arma::uword count) {
   double lane[kLanes] = {};
   arma::uword i = 0;
   for (; i + kLanes <= count; i += kLanes)
-    for (arma::uword j = 0; j < kLanes; ++j) lane[j] += x[i + j];
-  for (; i < count; ++i) lane[0] += x[i];
+    for (arma::uword j = 0; j < kLanes; ++j)
+      lane[j] += x[i + j];
+  for (; i < count; ++i)
+    lane[0] += x[i];
   return std::accumulate(lane, lane + kLanes, 0.0);
 }
 
@@ -94,7 +100,8 @@ void exp_shifted(double* x, arma::uword count, double shift) {
     p = p * r + 1.0;
     const auto biased = static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023);
     const double e = p * bits_as_double(biased << 52);  // e^r · 2^k
-    x[i] = t >= kSmallest ? (t <= kLargest ? e : kInfinity) : (t < kSmallest ? 0.0 : t);  // NaN: NaN
+    x[i] =
+        t >= kSmallest ? (t <= kLargest ? e : kInfinity) : (t < kSmallest ? 0.0 : t);  // NaN: NaN
   }
 }
 //! [exp]
@@ -128,33 +135,36 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
   arma::mat Z(n, d_v);
   arma::vec log_sum_exp(n);
   const arma::uword query_blocks = (n + blocks.queries - 1) / blocks.queries;
-  const OneThread one_blas_thread(Held::blas);  // one GEMM per thread, not two threads' GEMMs per core
+  const OneThread one_blas_thread(
+      Held::blas);  // one GEMM per thread, not two threads' GEMMs per core
 #pragma omp parallel for schedule(dynamic)
   for (arma::uword b = 0; b < query_blocks; ++b) {
     const arma::uword q0 = b * blocks.queries, bq = std::min(blocks.queries, n - q0);
-    const arma::mat Qb = scale * Q.rows(q0, q0 + bq - 1);   // (bq × d_k), scaled once
+    const arma::mat Qb = scale * Q.rows(q0, q0 + bq - 1);  // (bq × d_k), scaled once
     arma::vec m(bq, arma::fill::value(kMinusInfinity)), l(bq, arma::fill::zeros);
-    arma::mat O(bq, d_v, arma::fill::zeros), St(blocks.keys, bq);  // St: scores, key × query
+    arma::mat O(bq, d_v, arma::fill::zeros), St(blocks.keys, bq);    // St: scores, key × query
     const arma::uword last = allowed_keys(mask, q0 + bq - 1, keys);  // no query here sees past it
     for (arma::uword k0 = 0; k0 < last; k0 += blocks.keys) {  // wholly masked blocks: skipped
       const arma::uword bk = std::min(blocks.keys, last - k0);
       // St = K_block Qbᵀ, (bk × bq): one GEMM
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, bk, bq, d_k, 1.0, K.colptr(0) + k0,
-                  keys, Qb.memptr(), bq, 0.0, St.memptr(), blocks.keys);
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, bk, bq, d_k, 1.0, K.colptr(0) + k0, keys,
+                  Qb.memptr(), bq, 0.0, St.memptr(), blocks.keys);
       for (arma::uword c = 0; c < bq; ++c) {
         double* s = St.colptr(c);
         const arma::uword end = allowed_keys(mask, q0 + c, keys);
-        for (arma::uword j = end > k0 ? end - k0 : 0; j < bk; ++j) s[j] = kMinusInfinity;
+        for (arma::uword j = end > k0 ? end - k0 : 0; j < bk; ++j)
+          s[j] = kMinusInfinity;
         // Every query may see key 0 (a mask allows a prefix of the keys), so the first block
         // gives each query a finite maximum.
         const double alpha = online_update(s, bk, m(c), l(c));  // s_j ← e^{s_j − m}
-        if (alpha != 1.0) O.row(c) *= alpha;
+        if (alpha != 1.0)
+          O.row(c) *= alpha;
       }
       // O += Stᵀ V_block, (bq × d_v): one GEMM
       cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, bq, d_v, bk, 1.0, St.memptr(),
                   blocks.keys, V.colptr(0) + k0, keys, 1.0, O.memptr(), bq);
     }
-    Z.rows(q0, q0 + bq - 1) = O.each_col() / l;            // divide once, at the end
+    Z.rows(q0, q0 + bq - 1) = O.each_col() / l;  // divide once, at the end
     log_sum_exp.subvec(q0, q0 + bq - 1) = m + arma::log(l);
   }
   //! [streaming]

@@ -13,7 +13,7 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // SeedSequence hashing constants (numpy's seed-sequence design).
 // ---------------------------------------------------------------------------------------
-constexpr std::uint32_t kMixHashInit = 0x43b0d7e5;     // running constant for hashmix
+constexpr std::uint32_t kMixHashInit = 0x43b0d7e5;  // running constant for hashmix
 constexpr std::uint32_t kMixHashMultiplier = 0x931e8875;
 constexpr std::uint32_t kMixMultiplierL = 0xca01f9dd;  // mix(x, y) = L*x - R*y
 constexpr std::uint32_t kMixMultiplierR = 0x4973f715;
@@ -55,14 +55,16 @@ std::vector<std::uint32_t> decimal_to_words(const std::string& text) {
       word = static_cast<std::uint32_t>(value);
       carry = value >> 32;
     }
-    if (carry != 0) words.push_back(static_cast<std::uint32_t>(carry));
+    if (carry != 0)
+      words.push_back(static_cast<std::uint32_t>(carry));
   }
   return words;  // leading zeros never add words, so "0" and "000" both give {0}
 }
 
 std::vector<std::uint32_t> uint64_to_words(std::uint64_t seed) {
   std::vector<std::uint32_t> words{static_cast<std::uint32_t>(seed)};
-  if (seed >> 32 != 0) words.push_back(static_cast<std::uint32_t>(seed >> 32));
+  if (seed >> 32 != 0)
+    words.push_back(static_cast<std::uint32_t>(seed >> 32));
   return words;
 }
 
@@ -118,18 +120,20 @@ double to_unit_double(std::uint64_t bits) {
 // 256-layer ziggurat for the standard normal (numpy's constants).
 // ---------------------------------------------------------------------------------------
 constexpr int kLayers = 256;
-constexpr double kTailStart = 3.6541528853610088;         // r: x of the base layer's edge
+constexpr double kTailStart = 3.6541528853610088;          // r: x of the base layer's edge
 constexpr double kInverseTailStart = 0.27366123732975828;  // 1 / r, as numpy rounds it
 constexpr double kLayerArea = 0.00492867323397465;         // v: area of every layer
 constexpr double kTwoPow52 = 4503599627370496.0;           // rabs has 52 random bits
 constexpr std::uint64_t kMantissaMask = (std::uint64_t{1} << 52) - 1;
 
-double unnormalized_gaussian(double x) { return std::exp(-0.5 * x * x); }
+double unnormalized_gaussian(double x) {
+  return std::exp(-0.5 * x * x);
+}
 
 struct ZigguratTables {
-  std::array<double, kLayers> w{};           // x scale per unit of rabs: x = rabs * w[idx]
-  std::array<std::uint64_t, kLayers> k{};    // rabs < k[idx] lies surely under the curve
-  std::array<double, kLayers> f{};           // f(x[idx]), heights of the layer edges
+  std::array<double, kLayers> w{};         // x scale per unit of rabs: x = rabs * w[idx]
+  std::array<std::uint64_t, kLayers> k{};  // rabs < k[idx] lies surely under the curve
+  std::array<double, kLayers> f{};         // f(x[idx]), heights of the layer edges
 };
 
 ZigguratTables build_ziggurat_tables() {
@@ -150,7 +154,8 @@ ZigguratTables build_ziggurat_tables() {
   for (int i = 1; i < kLayers; ++i) {
     tables.w[i] = x[i] / kTwoPow52;
     tables.f[i] = unnormalized_gaussian(x[i]);
-    if (i >= 2) tables.k[i] = static_cast<std::uint64_t>(std::floor(kTwoPow52 * x[i - 1] / x[i]));
+    if (i >= 2)
+      tables.k[i] = static_cast<std::uint64_t>(std::floor(kTwoPow52 * x[i - 1] / x[i]));
   }
   return tables;
 }
@@ -166,7 +171,8 @@ double sample_normal_tail(PCG64& bits, bool negative) {
     // log1p(-u) = log(1 - u): 1 - u is in (0, 1], so the log is always finite.
     const double xx = -kInverseTailStart * std::log1p(-bits.random());
     const double yy = -std::log1p(-bits.random());
-    if (yy + yy > xx * xx) return negative ? -(kTailStart + xx) : kTailStart + xx;
+    if (yy + yy > xx * xx)
+      return negative ? -(kTailStart + xx) : kTailStart + xx;
   }
 }
 
@@ -202,7 +208,8 @@ void SeedSequence::mix_entropy() {
   // Every pool word influences every other (ordered pairs, source outer, destination inner).
   for (std::size_t src = 0; src < pool_size; ++src) {
     for (std::size_t dst = 0; dst < pool_size; ++dst) {
-      if (src != dst) pool_[dst] = mix(pool_[dst], hashmix(pool_[src], hash_const));
+      if (src != dst)
+        pool_[dst] = mix(pool_[dst], hashmix(pool_[src], hash_const));
     }
   }
   // Seeds longer than the pool fold their extra words into every pool word.
@@ -245,7 +252,9 @@ PCG64::PCG64(const SeedSequence& seed_sequence) {
   step();
 }
 
-void PCG64::step() { state_ = add(multiply(state_, kPcgMultiplier), increment_); }
+void PCG64::step() {
+  state_ = add(multiply(state_, kPcgMultiplier), increment_);
+}
 
 //! [xsl-rr]
 std::uint64_t PCG64::next_uint64() {
@@ -256,16 +265,22 @@ std::uint64_t PCG64::next_uint64() {
 }
 //! [xsl-rr]
 
-double PCG64::random() { return to_unit_double(next_uint64()); }
+double PCG64::random() {
+  return to_unit_double(next_uint64());
+}
 
 // -----------------------------------------------------------------------------------------
 // Generator
 // -----------------------------------------------------------------------------------------
 Generator::Generator(PCG64 bit_generator) : bit_generator_(bit_generator) {}
 
-std::uint64_t Generator::next_uint64() { return bit_generator_.next_uint64(); }
+std::uint64_t Generator::next_uint64() {
+  return bit_generator_.next_uint64();
+}
 
-double Generator::random() { return bit_generator_.random(); }
+double Generator::random() {
+  return bit_generator_.random();
+}
 
 //! [ziggurat-draw]
 double Generator::normal() {
@@ -278,10 +293,14 @@ double Generator::normal() {
     const bool negative = (bits & 1) != 0;
     const std::uint64_t rabs = (bits >> 1) & kMantissaMask;
     double x = static_cast<double>(rabs) * tables.w[idx];
-    if (negative) x = -x;
-    if (rabs < tables.k[idx]) return x;  // inside the layer's rectangle: ~99% of draws
-    if (idx == 0) return sample_normal_tail(bit_generator_, ((rabs >> 8) & 1) != 0);
-    if (wedge_accepts(bit_generator_, tables, idx, x)) return x;
+    if (negative)
+      x = -x;
+    if (rabs < tables.k[idx])
+      return x;  // inside the layer's rectangle: ~99% of draws
+    if (idx == 0)
+      return sample_normal_tail(bit_generator_, ((rabs >> 8) & 1) != 0);
+    if (wedge_accepts(bit_generator_, tables, idx, x))
+      return x;
     // Rejected in the wedge: numpy starts over with a fresh 64-bit word.
   }
 }
@@ -291,13 +310,16 @@ double Generator::normal() {
 arma::mat Generator::normal(arma::uword rows, arma::uword cols) {
   arma::mat matrix(rows, cols);
   for (arma::uword row = 0; row < rows; ++row) {
-    for (arma::uword col = 0; col < cols; ++col) matrix(row, col) = normal();  // C order
+    for (arma::uword col = 0; col < cols; ++col)
+      matrix(row, col) = normal();  // C order
   }
   return matrix;
 }
 //! [c-order]
 
-Generator default_rng(std::uint64_t seed) { return Generator(PCG64(SeedSequence(seed))); }
+Generator default_rng(std::uint64_t seed) {
+  return Generator(PCG64(SeedSequence(seed)));
+}
 
 Generator default_rng(const std::string& decimal_seed) {
   return Generator(PCG64(SeedSequence(decimal_seed)));

@@ -11,8 +11,8 @@
 
 namespace {
 
-using attn::examples::nimbus_thread;
 using attn::token_index;
+using attn::examples::nimbus_thread;
 
 TEST(NimbusThread, ShapesMatchTheDesign) {
   const auto t = nimbus_thread();

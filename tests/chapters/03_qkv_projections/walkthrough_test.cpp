@@ -1,10 +1,10 @@
 // One token's written-out equation on the Nimbus thread: its numbers (attn::token_walk), its
 // text (attn::walk_text, attn::walk_through) and the book page's data (attn::walk_page_data).
 #include <02_nimbus_raw/nimbus_thread.hpp>
-#include <attn/book/plot.hpp>
-#include <attn/math/validate.hpp>
 #include <03_qkv_projections/walkthrough.hpp>
 #include <attn/book/grid_text.hpp>
+#include <attn/book/plot.hpp>
+#include <attn/math/validate.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -22,18 +22,23 @@ struct Thread {
 TEST(WalkThrough, WritesModule21sScoreWithItsArithmetic) {
   const Thread n;
   const arma::uword exp = attn::token_index(n.t.tokens, "export");
-  const std::string text = attn::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, exp);
+  const std::string text =
+      attn::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, exp);
   EXPECT_NE(text.find("  Q(export) = x(export) W_Q = [1.5 × 0.20 + 0.5 × 0.10, "
-                      "1.5 × 0.10 + 0.5 × 0.14] = [0.35, 0.22]\n"), std::string::npos) << text;
+                      "1.5 × 0.10 + 0.5 × 0.14] = [0.35, 0.22]\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("  Q(export) · K(fail) / √2 = (0.35 × 1.00 + 0.22 × 0.70) / 1.414 = 0.36\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("  Σ weights = 1.00\n"), std::string::npos) << text;
 }
 
 TEST(WalkThrough, EveryTokenHasFourSteps) {
   const Thread n;
   for (arma::uword t = 0; t < n.t.tokens.size(); ++t) {
-    const std::string text = attn::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, t);
+    const std::string text =
+        attn::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, t);
     for (const char* step : {"step 1", "step 2", "step 3", "step 4"})
       EXPECT_NE(text.find(step), std::string::npos) << n.t.tokens[t] << " lacks " << step;
   }
@@ -56,15 +61,18 @@ TEST(WalkThrough, RefusesWhatItCannotWriteOut) {
 TEST(WalkThrough, PutsModule13sRawRowBesideTheProjectedOne) {
   const Thread n;
   const arma::uword exp = attn::token_index(n.t.tokens, "export");
-  const std::string text = attn::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, exp);
+  const std::string text =
+      attn::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, exp);
   // Chapter 02's export row (tests/golden/ch02_nimbus_raw.txt) above this chapter's.
-  EXPECT_NE(text.find("beside chapter 02's raw attention, where x(export) was query, key and value itself:\n"
-                      "                 why     did      my  Nimbus  export    fail\n"
-                      " raw score     -0.75   -1.25   -0.25    1.25    2.50    2.75\n"
-                      "     score     -0.05   -0.14    0.00    0.14    0.31    0.36\n"
-                      "raw weight      0.01    0.01    0.02    0.11    0.37    0.48\n"
-                      "    weight      0.14    0.13    0.15    0.17    0.20    0.21\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "beside chapter 02's raw attention, where x(export) was query, key and value itself:\n"
+          "                 why     did      my  Nimbus  export    fail\n"
+          " raw score     -0.75   -1.25   -0.25    1.25    2.50    2.75\n"
+          "     score     -0.05   -0.14    0.00    0.14    0.31    0.36\n"
+          "raw weight      0.01    0.01    0.02    0.11    0.37    0.48\n"
+          "    weight      0.14    0.13    0.15    0.17    0.20    0.21\n"),
+      std::string::npos)
       << text;
 }
 
@@ -73,7 +81,8 @@ TEST(TokenWalk, ReadsItsNumbersFromTheAttentionItIsGiven) {
   const arma::uword fail = attn::token_index(n.t.tokens, "fail");
   attn::Attention doctored = n.a;
   doctored.weights(fail, 0) = 0.5;  // not softmax's: the walk must show it anyway
-  const attn::TokenWalk w = attn::token_walk(n.t.tokens, n.t.embeddings, n.t.projections, doctored, fail);
+  const attn::TokenWalk w =
+      attn::token_walk(n.t.tokens, n.t.embeddings, n.t.projections, doctored, fail);
   EXPECT_EQ(w.keys[0].weight, "0.50");
   EXPECT_DOUBLE_EQ(w.keys[0].weight_value, 0.5);
   EXPECT_EQ(w.keys[0].raw_weight, "0.02");
@@ -93,7 +102,8 @@ TEST(WalkPageData, IsAScriptSettingOneJsonObjectWithEveryWalk) {
   ASSERT_NE(at, std::string::npos) << js;
   EXPECT_EQ(js.rfind("// Written by ch03_qkv_projections", 0), 0u) << js.substr(0, 80);
   ASSERT_EQ(js.substr(js.size() - 2), ";\n");
-  const auto data = nlohmann::json::parse(js.substr(at + assign.size(), js.size() - 2 - at - assign.size()));
+  const auto data =
+      nlohmann::json::parse(js.substr(at + assign.size(), js.size() - 2 - at - assign.size()));
 
   EXPECT_EQ(data["sentence"], "Why did my Nimbus export fail?");
   ASSERT_EQ(data["walks"].size(), 6u);
@@ -106,7 +116,8 @@ TEST(WalkPageData, IsAScriptSettingOneJsonObjectWithEveryWalk) {
   EXPECT_EQ(to_export["token"], "export");
   EXPECT_EQ(to_export["score"], "0.37");
   EXPECT_EQ(to_export["weight"]["text"], "0.21");
-  EXPECT_EQ(to_export["weight"]["colour"], attn::weight_colour(to_export["weight"]["value"].get<double>()));
+  EXPECT_EQ(to_export["weight"]["colour"],
+            attn::weight_colour(to_export["weight"]["value"].get<double>()));
   EXPECT_EQ(to_export["raw_weight"]["text"], "0.33");
   const auto& why_to_why = data["walks"][0]["keys"][0]["raw_weight"];
   EXPECT_EQ(why_to_why["text"], "0.64");

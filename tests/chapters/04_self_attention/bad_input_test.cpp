@@ -19,9 +19,15 @@ using attn_bad_input::ThrowsNaming;
 
 TEST(BadInput, RandomSentenceNamesABadSetup) {
   EXPECT_TRUE(ThrowsNaming<std::invalid_argument>(
-      [] { attn::examples::random_sentence("1", "a b", {8, 4, 4, kNaN}); }, "weight_scale = nan"));
+      [] {
+        attn::examples::random_sentence("1", "a b", {8, 4, 4, kNaN});
+      },
+      "weight_scale = nan"));
   EXPECT_TRUE(ThrowsNaming<std::invalid_argument>(
-      [] { attn::examples::random_sentence("1", "a b", {8, 0, 4, 0.5}); }, "d_k = 0"));
+      [] {
+        attn::examples::random_sentence("1", "a b", {8, 0, 4, 0.5});
+      },
+      "d_k = 0"));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Chapter 10's language (chapters/10_tiny_transformer/agreement.hpp): the sentences equal numpy's draw of them
-// (tests/data/agreement_sentences.txt, from generate_transformer_fixtures.py), the slots are
-// where the agreeing words are, and the accuracy and bigram measures count what they say.
+// Chapter 10's language (chapters/10_tiny_transformer/agreement.hpp): the sentences equal numpy's
+// draw of them (tests/data/agreement_sentences.txt, from generate_transformer_fixtures.py), the
+// slots are where the agreeing words are, and the accuracy and bigram measures count what they say.
 #include <10_tiny_transformer/agreement.hpp>
 
 #include <gtest/gtest.h>
@@ -21,7 +21,8 @@ TEST(Agreement, SentencesEqualNumpysDraw) {
   std::map<std::uint64_t, std::vector<std::string>> expected;
   for (std::string line; std::getline(in, line);)
     if (!line.empty() && line[0] != '#')
-      expected[std::stoull(line.substr(0, line.find(' ')))].push_back(line.substr(line.find(' ') + 1));
+      expected[std::stoull(line.substr(0, line.find(' ')))].push_back(
+          line.substr(line.find(' ') + 1));
   ASSERT_EQ(expected.size(), 2u);
   for (const auto& [seed, lines] : expected) {
     const std::vector<ag::Sentence> ours = ag::generate(seed, lines.size());
@@ -34,12 +35,15 @@ TEST(Agreement, SlotsPointAtTheAgreeingWords) {
   const std::vector<std::string>& v = ag::vocabulary();
   for (const ag::Sentence& s : ag::generate(7, 200)) {
     const std::string n1 = v[s.tokens(s.subject)], n2 = v[s.tokens(s.distractor)];
-    const std::string verb = v[s.tokens(s.verb_slot + 1)], pronoun = v[s.tokens(s.pronoun_slot + 1)];
+    const std::string verb = v[s.tokens(s.verb_slot + 1)],
+                      pronoun = v[s.tokens(s.pronoun_slot + 1)];
     EXPECT_EQ(verb, s.subject_plural ? "were" : "was") << ag::text(s.tokens);
     EXPECT_EQ(pronoun, s.subject_plural ? "they" : "it") << ag::text(s.tokens);
     EXPECT_EQ(v[s.tokens(s.pronoun_slot)], "so");
     EXPECT_EQ(v[s.tokens(s.distractor - 1)], "the");
-    const auto id = [](const std::string& w) { return ag::word_id(w); };
+    const auto id = [](const std::string& w) {
+      return ag::word_id(w);
+    };
     EXPECT_EQ((id(n1) - id("cat")) % 2 == 1, s.subject_plural) << n1;  // plural nouns are odd
     EXPECT_EQ((id(n2) - id("cat")) % 2 == 1, s.distractor_plural) << n2;
     EXPECT_EQ(v[s.tokens(s.tokens.n_elem - 1)], ".");
@@ -73,14 +77,16 @@ TEST(Agreement, LossFloorIsTheGrammarsOwnEntropy) {
   std::vector<ag::Sentence> s = ag::generate(12, 40);
   std::vector<ag::Sentence> four;
   for (const ag::Sentence& x : s)
-    if (four.size() < 3 ? x.tokens.n_elem == 13 : four.size() < 4 && x.tokens.n_elem == 12) four.push_back(x);
+    if (four.size() < 3 ? x.tokens.n_elem == 13 : four.size() < 4 && x.tokens.n_elem == 12)
+      four.push_back(x);
   ASSERT_EQ(four.size(), 4u);
   EXPECT_NEAR(ag::loss_floor(four), 4 * std::log(12.0 * 12 * 2 * 4 * 4 * 4) / 47.0, 1e-15);
   EXPECT_EQ(ag::loss_floor({}), 0.0);
 }
 
 TEST(Agreement, AgreesLooksAtTheFirstVerbAndPronoun) {
-  EXPECT_TRUE(ag::agrees(ag::parse("the cat that saw the dogs today was happy so it sang ."), false));
+  EXPECT_TRUE(
+      ag::agrees(ag::parse("the cat that saw the dogs today was happy so it sang ."), false));
   EXPECT_TRUE(ag::agrees(ag::parse("were hungry so they ate"), true));
   EXPECT_FALSE(ag::agrees(ag::parse("were hungry so they ate"), false));
   EXPECT_FALSE(ag::agrees(ag::parse("was hungry so they ate"), false));
@@ -95,7 +101,8 @@ TEST(Agreement, AccuracyCountsStrictWinsOnly) {
   for (const ag::Sentence& s : sentences) {
     const arma::uword n = s.tokens.n_elem - 1;
     arma::mat z(n, ag::vocabulary().size(), arma::fill::zeros);
-    for (arma::uword i = 0; i < n; ++i) z(i, s.tokens(i + 1)) = 1.0;
+    for (arma::uword i = 0; i < n; ++i)
+      z(i, s.tokens(i + 1)) = 1.0;
     oracle.push_back(z);
     flat_scores.emplace_back(n, ag::vocabulary().size(), arma::fill::zeros);
   }
@@ -107,7 +114,8 @@ TEST(Agreement, AccuracyCountsStrictWinsOnly) {
   const ag::Accuracy flat = ag::accuracy(sentences, flat_scores);
   EXPECT_EQ(flat.all, 0.0);
   arma::uword disagreeing = 0;
-  for (const ag::Sentence& s : sentences) disagreeing += 2 * (s.subject_plural != s.distractor_plural);
+  for (const ag::Sentence& s : sentences)
+    disagreeing += 2 * (s.subject_plural != s.distractor_plural);
   EXPECT_EQ(flat.disagreeing_slots, disagreeing);
   flat_scores.pop_back();
   EXPECT_THROW(ag::accuracy(sentences, flat_scores), std::invalid_argument);
@@ -119,11 +127,15 @@ TEST(Agreement, BigramCountsAndLoss) {
   const std::vector<ag::Sentence> sentences = ag::generate(9, 30);
   const arma::mat counts = ag::bigram_counts(sentences);
   double pairs = 0;
-  for (const ag::Sentence& s : sentences) pairs += s.tokens.n_elem - 1;
+  for (const ag::Sentence& s : sentences)
+    pairs += s.tokens.n_elem - 1;
   EXPECT_EQ(arma::accu(counts), pairs);
-  EXPECT_EQ(counts(ag::word_id("so"), ag::word_id("it")) + counts(ag::word_id("so"), ag::word_id("they")), 30.0);
+  EXPECT_EQ(
+      counts(ag::word_id("so"), ag::word_id("it")) + counts(ag::word_id("so"), ag::word_id("they")),
+      30.0);
   // With no counts at all, add-one smoothing is uniform: ln V per word.
-  EXPECT_NEAR(ag::bigram_loss(arma::mat(35, 35, arma::fill::zeros), sentences), std::log(35.0), 1e-12);
+  EXPECT_NEAR(ag::bigram_loss(arma::mat(35, 35, arma::fill::zeros), sentences), std::log(35.0),
+              1e-12);
 }
 
 }  // namespace

@@ -41,8 +41,7 @@ TEST(BadInput, AccuracyRejectsNaNScoresButTakesInfinities) {
   EXPECT_EQ(ag::accuracy(sentences, scores).all, 1.0);
   ag::Sentence late = sentences[0];
   late.pronoun_slot = 40;  // used to read past the scores' last row
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { ag::accuracy({late}, {scores[0]}); }, "slots"));
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { ag::accuracy({late}, {scores[0]}); }, "slots"));
   EXPECT_EQ(ag::accuracy({}, {}).all, 0.0);  // documented: no slot, 0
 }
 
@@ -70,7 +69,8 @@ TEST(BadInput, BigramFunctionsCheckTheirCounts) {
 attn::TransformerWeights small_model() {
   const attn::TransformerConfig config{35, 8, 2, 1, 16, 13, true};
   attn::numpy::Generator rng = attn::numpy::default_rng(41);
-  return attn::init_transformer(config, [&](arma::uword r, arma::uword c) { return rng.normal(r, c); });
+  return attn::init_transformer(config,
+                                [&](arma::uword r, arma::uword c) { return rng.normal(r, c); });
 }
 
 TEST(BadInput, LanguageModelNamesSentencesAndSlotsItCannotUse) {
@@ -79,15 +79,19 @@ TEST(BadInput, LanguageModelNamesSentencesAndSlotsItCannotUse) {
   one.tokens = {ag::word_id("the")};  // no input word before its last
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { ag::attention_grids(model, one); },
                                              "attention_grids: a sentence of 1 token(s)"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { ag::attention_figure("f", model, ag::Sentence{}); },
-                                             "attention_figure: a sentence of 0 token(s)"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([&] { ag::attention_figure("f", model, ag::Sentence{}); },
+                                     "attention_figure: a sentence of 0 token(s)"));
   const std::vector<ag::Sentence> sentences = ag::generate(2, 2);
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { ag::head_focus(model, sentences, [](const ag::Sentence&) { return arma::uword{99}; }); },
+      [&] {
+        ag::head_focus(model, sentences, [](const ag::Sentence&) { return arma::uword{99}; });
+      },
       "slot 99"));
   attn::TransformerWeights broken = model;
   broken.unembedding(0, 0) = kNaN;  // the logits, and so the loss, used to be NaN
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { ag::evaluate(broken, sentences); }, "unembedding"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([&] { ag::evaluate(broken, sentences); }, "unembedding"));
   EXPECT_TRUE(ag::next_word_logits(model, {}).empty());
 }
 
@@ -95,9 +99,15 @@ TEST(BadInput, TrainRejectsANaNOrInfiniteLearningRate) {
   const std::vector<ag::Sentence> sentences = ag::generate(2, 2);
   const attn::TransformerConfig config{35, 8, 2, 1, 16, 13, true};
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { ag::train(config, {1, 1, kNaN, 1, 0}, sentences, sentences); }, "learning rate"));
+      [&] {
+        ag::train(config, {1, 1, kNaN, 1, 0}, sentences, sentences);
+      },
+      "learning rate"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { ag::train(config, {1, 1, kInf, 1, 0}, sentences, sentences); }, "learning rate inf"));
+      [&] {
+        ag::train(config, {1, 1, kInf, 1, 0}, sentences, sentences);
+      },
+      "learning rate inf"));
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
-// Chapter 10's experiment (chapters/10_tiny_transformer/language_model.hpp): the measurements read the right rows and
-// columns, training is deterministic (also side by side on several threads), and bad settings
-// are refused.
+// Chapter 10's experiment (chapters/10_tiny_transformer/language_model.hpp): the measurements read
+// the right rows and columns, training is deterministic (also side by side on several threads), and
+// bad settings are refused.
 #include <10_tiny_transformer/language_model.hpp>
-#include <attn/numpy/numpy_random.hpp>
 #include <attn/math/validate.hpp>
+#include <attn/numpy/numpy_random.hpp>
 
 #include <gtest/gtest.h>
 
@@ -18,33 +18,35 @@ const attn::TransformerConfig kSmall{35, 8, 2, 1, 16, 13, true};
 
 attn::TransformerWeights random_model() {
   attn::numpy::Generator rng = attn::numpy::default_rng(41);
-  attn::TransformerWeights w =
-      attn::init_transformer(kSmall, [&](arma::uword r, arma::uword c) { return rng.normal(r, c); });
+  attn::TransformerWeights w = attn::init_transformer(
+      kSmall, [&](arma::uword r, arma::uword c) { return rng.normal(r, c); });
   w.unembedding = rng.normal(w.unembedding.n_rows, w.unembedding.n_cols);  // not near uniform
   return w;
 }
 
 bool is_noun(const std::string& w) {
-  static const std::vector<std::string> nouns{"cat", "cats", "dog", "dogs", "bird", "birds", "fox",
-                                              "foxes", "horse", "horses", "mouse", "mice"};
+  static const std::vector<std::string> nouns{"cat", "cats",  "dog",   "dogs",   "bird",  "birds",
+                                              "fox", "foxes", "horse", "horses", "mouse", "mice"};
   return std::find(nouns.begin(), nouns.end(), w) != nouns.end();
 }
 
 TEST(LanguageModel, HeadFocusAveragesEachHeadsWeightsAtTheSlot) {
   const attn::TransformerWeights model = random_model();
   const std::vector<ag::Sentence> sentences = ag::generate(5, 20);
-  const std::vector<ag::HeadFocus> focus = ag::head_focus(
-      model, sentences, [](const ag::Sentence& s) { return s.verb_slot; });
+  const std::vector<ag::HeadFocus> focus =
+      ag::head_focus(model, sentences, [](const ag::Sentence& s) { return s.verb_slot; });
   ASSERT_EQ(focus.size(), 2u);
   for (arma::uword k = 0; k < 2; ++k) {
     double subject = 0, distractor = 0, self = 0;
     for (const ag::Sentence& s : sentences) {
       // Find the columns from the words themselves, not from the Sentence's fields.
       const std::vector<std::string> w = ag::words(s.tokens);
-      const auto verb = std::find_if(w.begin(), w.end(), [](const std::string& x) { return x == "was" || x == "were"; });
+      const auto verb = std::find_if(
+          w.begin(), w.end(), [](const std::string& x) { return x == "was" || x == "were"; });
       const arma::uword q = static_cast<arma::uword>(verb - w.begin()) - 1;
       arma::uword second_noun = 0;
-      for (arma::uword i = 2; i < w.size() && !second_noun; ++i) second_noun = is_noun(w[i]) ? i : 0;
+      for (arma::uword i = 2; i < w.size() && !second_noun; ++i)
+        second_noun = is_noun(w[i]) ? i : 0;
       const arma::mat grid = ag::attention_grids(model, s)[k];
       subject += grid(q, 1);
       distractor += grid(q, second_noun);
@@ -73,7 +75,8 @@ TEST(LanguageModel, PackedLogitsEqualEachSentenceAlone) {
   ASSERT_EQ(logits.size(), 60u);
   for (const std::size_t k : {0, 49, 50, 59}) {
     const arma::uvec& t = sentences[k].tokens;
-    EXPECT_LE(arma::abs(logits[k] - attn::sentence_logits(model, t.head(t.n_elem - 1))).max(), 1e-12);
+    EXPECT_LE(arma::abs(logits[k] - attn::sentence_logits(model, t.head(t.n_elem - 1))).max(),
+              1e-12);
   }
 }
 
@@ -88,7 +91,8 @@ TEST(LanguageModel, TrainingIsDeterministicAlsoSideBySide) {
   EXPECT_LT(a.after.loss, a.before.loss);
   ag::TrainingSettings other = settings;
   other.seed = 4;
-  const std::vector<ag::Evaluation> both = ag::train_side_by_side({{kSmall, settings}, {kSmall, other}}, train, held);
+  const std::vector<ag::Evaluation> both =
+      ag::train_side_by_side({{kSmall, settings}, {kSmall, other}}, train, held);
   EXPECT_EQ(both[0].loss, a.after.loss);
   EXPECT_EQ(both[1].loss, ag::train(kSmall, other, train, held).after.loss);
   EXPECT_NE(both[0].loss, both[1].loss);
@@ -99,7 +103,8 @@ TEST(LanguageModel, RefusesSettingsThatCannotTrain) {
   EXPECT_THROW(ag::train(kSmall, {0, 2, 1e-2, 1, 1}, train, train), attn::InputError);
   EXPECT_THROW(ag::train(kSmall, {2, 2, 0.0, 1, 1}, train, train), attn::InputError);
   EXPECT_THROW(ag::train(kSmall, {2, 2, 1e-2, 1, 1}, train, {}), attn::InputError);
-  EXPECT_THROW(ag::train_side_by_side({{kSmall, {0, 2, 1e-2, 1, 1}}}, train, train), attn::InputError);
+  EXPECT_THROW(ag::train_side_by_side({{kSmall, {0, 2, 1e-2, 1, 1}}}, train, train),
+               attn::InputError);
 }
 
 TEST(LanguageModel, ProgressLineOnlyOnATerminal) {
@@ -110,7 +115,8 @@ TEST(LanguageModel, ProgressLineOnlyOnATerminal) {
   progress(3, 1.5);
   EXPECT_EQ(log.str(), "\rtraining: step 3 of 10, loss 1.500 ");
   progress(10, 0.25);
-  EXPECT_EQ(log.str(), "\rtraining: step 3 of 10, loss 1.500 \rtraining: step 10 of 10, loss 0.250 \n");
+  EXPECT_EQ(log.str(),
+            "\rtraining: step 3 of 10, loss 1.500 \rtraining: step 10 of 10, loss 0.250 \n");
 }
 
 }  // namespace

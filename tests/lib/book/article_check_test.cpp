@@ -35,7 +35,7 @@ TEST(ArticleChecks, AnOffByOneInTheLastDigitFailsAndIsNamed) {
   checks.number("weights[money]", 0.21, 2, 0.2052);
   checks.number("weights[bank]", 0.46, 2, 0.4640);
   checks.number("weights[river]", 0.34, 2, 0.3449);
-  checks.number("z_bank[y]", 0.441, 3, 0.4425);     // rounds to 0.442
+  checks.number("z_bank[y]", 0.441, 3, 0.4425);  // rounds to 0.442
   const Report r = report_of(checks);
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find("NOT OK  z_bank[y]"), std::string::npos) << r.out;
@@ -59,7 +59,8 @@ TEST(ArticleChecks, AboutMeansWithinTheGivenTolerance) {
   checks.approximately("it -> cat", 0.60, 0.05, 0.6501);
   const Report r = report_of(checks);
   EXPECT_NE(r.err.find("MISMATCH: it -> cat: the article has about 0.60 (±0.05), we have 0.6501"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
 }
 
 TEST(ArticleChecks, RoundingIsNumpysOnBothSides) {
@@ -109,7 +110,8 @@ TEST(ArticleChecks, ABlockIsCheckedLineByLineAndNothingMayFollow) {
   changed.block("printed", "a\nb\n", "a\nc\n");
   const Report r = report_of(changed);
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "MISMATCH: printed line 2: the article has \"b\", we have \"c\" (1 check(s) failed)\n");
+  EXPECT_EQ(r.err,
+            "MISMATCH: printed line 2: the article has \"b\", we have \"c\" (1 check(s) failed)\n");
   longer.block("printed", "a\n", "a\nextra\n");
   EXPECT_EQ(report_of(longer).code, 1);
 }
@@ -117,7 +119,8 @@ TEST(ArticleChecks, ABlockIsCheckedLineByLineAndNothingMayFollow) {
 TEST(ArticleChecks, ARunWithNothingToCheckSaysSoAndPasses) {
   const Report r = report_of(attn::ArticleChecks{});
   EXPECT_EQ(r.code, 0);
-  EXPECT_EQ(r.out, "\nchecks against the article\n  none: the article printed no numbers for this run\n");
+  EXPECT_EQ(r.out,
+            "\nchecks against the article\n  none: the article printed no numbers for this run\n");
 }
 
 TEST(ArticleChecks, NameTheReferenceTheyCompareAgainst) {
@@ -128,9 +131,11 @@ TEST(ArticleChecks, NameTheReferenceTheyCompareAgainst) {
   EXPECT_NE(r.out.find("checks against numpy\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("numpy 0.8415, ours"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 of 2 checks pass (all against numpy)\n"), std::string::npos) << r.out;
-  EXPECT_EQ(r.err, "MISMATCH: PE[2, 1]: numpy has -0.4161, we have -0.4100000 (1 check(s) failed)\n");
+  EXPECT_EQ(r.err,
+            "MISMATCH: PE[2, 1]: numpy has -0.4161, we have -0.4100000 (1 check(s) failed)\n");
   const Report article = report_of(attn::ArticleChecks{});
-  EXPECT_NE(article.out.find("none: the article printed no numbers"), std::string::npos) << article.out;
+  EXPECT_NE(article.out.find("none: the article printed no numbers"), std::string::npos)
+      << article.out;
 }
 
 TEST(ArticleChecks, TheVerdictTellsFiguresFromClaims) {
@@ -139,7 +144,8 @@ TEST(ArticleChecks, TheVerdictTellsFiguresFromClaims) {
   mixed.claim("rows sum to 1", true);
   mixed.claim("the grid is symmetric", false);
   EXPECT_NE(report_of(mixed).out.find("2 of 3 checks pass (1 against numpy, 2 claims)\n"),
-            std::string::npos) << report_of(mixed).out;
+            std::string::npos)
+      << report_of(mixed).out;
   attn::ArticleChecks claims_only("PyTorch");
   claims_only.claim("every weight above the diagonal is 0", true);
   EXPECT_NE(report_of(claims_only).out.find("1 of 1 checks pass (all claims)\n"), std::string::npos)

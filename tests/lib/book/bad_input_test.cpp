@@ -38,19 +38,22 @@ TEST(BadInput, TextRejectsNegativeDecimals) {
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::vector_text(arma::rowvec{1.0}, -2); },
                                              "decimals = -2"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { attn::grid_table({"a"}, {"b"}, arma::mat(1, 1, arma::fill::ones), -1); }, "grid_table: decimals"));
+      [] { attn::grid_table({"a"}, {"b"}, arma::mat(1, 1, arma::fill::ones), -1); },
+      "grid_table: decimals"));
 }
 
 TEST(BadInput, GridFromTableNamesACellThatIsNotAFiniteNumber) {
   // std::stod read "nan" as NaN and "0.5x" as 0.5, silently.
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::grid_from_table("  a  b\n  a  0.5  nan\n"); },
-                                             "\"nan\" in row 0, column 1"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { attn::grid_from_table("  a  b\n  a  0.5  0.5\n  b  -inf  1\n"); }, "\"-inf\" in row 1, column 0"));
+      [] { attn::grid_from_table("  a  b\n  a  0.5  nan\n"); }, "\"nan\" in row 0, column 1"));
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [] { attn::grid_from_table("  a  b\n  a  0.5  0.5\n  b  -inf  1\n"); },
+      "\"-inf\" in row 1, column 0"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::grid_from_table("  a\n  a  0.5x\n"); },
                                              "\"0.5x\""));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::grid_from_table(""); }, "no header"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::grid_from_table("  a  b\n\n"); }, "no rows"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([] { attn::grid_from_table("  a  b\n\n"); }, "no rows"));
 }
 
 TEST(BadInput, CellLabelsNameARowOutOfRange) {

@@ -28,7 +28,8 @@ TEST(GridTable, PadsLikePythonByCodePoints) {
 }
 
 TEST(GridTable, LongLabelsAreNotCut) {
-  EXPECT_EQ(attn::grid_table({"supercalifragilistic"}, {"supercalifragilistic"}, arma::mat(1, 1).fill(1.0)),
+  EXPECT_EQ(attn::grid_table({"supercalifragilistic"}, {"supercalifragilistic"},
+                             arma::mat(1, 1).fill(1.0)),
             "            supercalifragilistic\n"
             "supercalifragilistic      1.00\n");
 }
@@ -40,11 +41,14 @@ TEST(GridTable, LabelsMustMatchTheGrid) {
 
 TEST(SplitWords, LikePythonsStrSplit) {
   using V = std::vector<std::string>;
-  EXPECT_EQ(attn::split_words("the cat  drank\tthe\nmilk "), (V{"the", "cat", "drank", "the", "milk"}));
+  EXPECT_EQ(attn::split_words("the cat  drank\tthe\nmilk "),
+            (V{"the", "cat", "drank", "the", "milk"}));
   EXPECT_EQ(attn::split_words("   "), V{});
   EXPECT_EQ(attn::split_words(""), V{});
   // "a\u00a0b\u3000c".split() == ["a", "b", "c"]; "\x1f" is whitespace to Python too.
-  EXPECT_EQ(attn::split_words("a\u00a0b\u3000c\x1f" "d"), (V{"a", "b", "c", "d"}));
+  EXPECT_EQ(attn::split_words("a\u00a0b\u3000c\x1f"
+                              "d"),
+            (V{"a", "b", "c", "d"}));
   EXPECT_EQ(attn::split_words("café naïve"), (V{"café", "naïve"}));
 }
 
@@ -54,11 +58,21 @@ TEST(SplitWords, LikePythonsStrSplit) {
 TEST(SplitWords, MalformedUtf8NeverSwallowsABreak) {
   using V = std::vector<std::string>;
   EXPECT_EQ(attn::split_words("\xf6\xac\n\xdd"), (V{"\xf6\xac", "\xdd"}));
-  EXPECT_EQ(attn::split_words("a\xc2 b"), (V{"a\xc2", "b"}));       // cut short by a space
-  EXPECT_EQ(attn::split_words("a\x85" "b\xa0" "c"), V{"a\x85" "b\xa0" "c"});  // stray bytes, not U+0085
-  EXPECT_EQ(attn::split_words("a\xe0\x80\xa0" "b"), V{"a\xe0\x80\xa0" "b"});  // overlong U+0020
+  EXPECT_EQ(attn::split_words("a\xc2 b"), (V{"a\xc2", "b"}));  // cut short by a space
+  EXPECT_EQ(attn::split_words("a\x85"
+                              "b\xa0"
+                              "c"),
+            V{"a\x85"
+              "b\xa0"
+              "c"});  // stray bytes, not U+0085
+  EXPECT_EQ(attn::split_words("a\xe0\x80\xa0"
+                              "b"),
+            V{"a\xe0\x80\xa0"
+              "b"});                                                           // overlong U+0020
   EXPECT_EQ(attn::split_words("a\xed\xa0\x80 b"), (V{"a\xed\xa0\x80", "b"}));  // a surrogate
-  EXPECT_EQ(attn::split_words("a\xc2\x85" "b"), (V{"a", "b"}));     // U+0085, well formed: a space
+  EXPECT_EQ(attn::split_words("a\xc2\x85"
+                              "b"),
+            (V{"a", "b"}));  // U+0085, well formed: a space
 }
 
 TEST(Fixed, NeverPrintsMinusZero) {
@@ -94,7 +108,8 @@ TEST(TokenIndex, UnknownTokenListsTheValidOnes) {
     attn::token_index(tokens, "bank");
     FAIL() << "unknown token accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown token \"bank\"; the tokens are: why, did, my, Nimbus, export, fail");
+    EXPECT_STREQ(e.what(),
+                 "unknown token \"bank\"; the tokens are: why, did, my, Nimbus, export, fail");
   }
 }
 

@@ -29,7 +29,8 @@ TEST(Plotter, DisabledSaysSoOnce) {
 TEST(Plotter, HeatmapLabelsMustMatchTheGrid) {
   std::ostringstream log;
   attn::Plotter p = disabled_plotter(log);
-  const attn::Heatmap bad{"x", "t", {"a", "b"}, {"a", "b", "c"}, arma::mat(2, 2, arma::fill::zeros)};
+  const attn::Heatmap bad{
+      "x", "t", {"a", "b"}, {"a", "b", "c"}, arma::mat(2, 2, arma::fill::zeros)};
   EXPECT_THROW(p.heatmap(bad), attn::ShapeError);
   EXPECT_THROW(p.heatmaps({"x", "t", {}}), attn::InputError);
 }
@@ -37,7 +38,8 @@ TEST(Plotter, HeatmapLabelsMustMatchTheGrid) {
 TEST(Plotter, ArrowsMustBeTwoDimensional) {
   std::ostringstream log;
   attn::Plotter p = disabled_plotter(log);
-  EXPECT_THROW(p.vectors({"x", "t", {{"a", arma::rowvec{1.0, 2.0, 3.0}, "red"}}}), attn::ShapeError);
+  EXPECT_THROW(p.vectors({"x", "t", {{"a", arma::rowvec{1.0, 2.0, 3.0}, "red"}}}),
+               attn::ShapeError);
   EXPECT_THROW(p.bars({"x", "t", {"a"}, {{"w", arma::rowvec{0.5, 0.5}, "blue"}}, "w"}),
                attn::ShapeError);
 }
@@ -67,13 +69,14 @@ TEST(Plotter, GnuplotDyingHalfWayKeepsThePreviousFigure) {
   ASSERT_TRUE(p.active());
 
   std::vector<std::string> tokens;
-  for (int i = 0; i < 40; ++i) tokens.push_back("token" + std::to_string(i));
+  for (int i = 0; i < 40; ++i)
+    tokens.push_back("token" + std::to_string(i));
   const arma::mat grid(40, 40, arma::fill::randu);
   const attn::Heatmap panel{"", "panel", tokens, tokens, grid};
   p.heatmaps({"big", "two large panels", {panel, panel}});
 
-  EXPECT_EQ(log.str(), "warning: gnuplot did not draw " + figure.string() +
-                           "; the previous figure is kept\n");
+  EXPECT_EQ(log.str(),
+            "warning: gnuplot did not draw " + figure.string() + "; the previous figure is kept\n");
   EXPECT_EQ(bytes_of(figure), "the previous figure");
   EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 1)
       << "a temporary file was left in " << folder;
@@ -92,12 +95,16 @@ TEST(Plotter, AFailedGnuplotCommandKeepsThePreviousFigure) {
   std::ofstream(figure, std::ios::binary) << "the previous figure";
   std::ostringstream out, log;
   attn::Plotter p({true, folder, false}, out, log);
-  attn::LinePlot plot{"curve", "a curve", "x", "y", arma::rowvec{1.0, 2.0},
+  attn::LinePlot plot{"curve",
+                      "a curve",
+                      "x",
+                      "y",
+                      arma::rowvec{1.0, 2.0},
                       {{"y", arma::rowvec{1.0, 4.0}, "black"}}};
   plot.key_at = "nowhere known";
   p.lines(plot);
-  EXPECT_EQ(log.str(), "warning: gnuplot did not draw " + figure.string() +
-                           "; the previous figure is kept\n");
+  EXPECT_EQ(log.str(),
+            "warning: gnuplot did not draw " + figure.string() + "; the previous figure is kept\n");
   EXPECT_EQ(bytes_of(figure), "the previous figure");
   EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 1);
 }
@@ -121,7 +128,8 @@ TEST(WeightColour, FollowsThePaletteStops) {
   EXPECT_EQ(attn::weight_colour(1.0), stops[2].colour);
   EXPECT_EQ(attn::weight_colour(-3.0), stops[0].colour);
   EXPECT_EQ(attn::weight_colour(7.0), stops[2].colour);
-  // Half-way from #6baed6 to #08306b: (107 + 8) / 2 = 57.5, (174 + 48) / 2 = 111, (214 + 107) / 2 = 160.5.
+  // Half-way from #6baed6 to #08306b: (107 + 8) / 2 = 57.5, (174 + 48) / 2 = 111, (214 + 107) / 2 =
+  // 160.5.
   EXPECT_EQ(attn::weight_colour(0.75), "#3a6fa1");
   EXPECT_THROW(attn::weight_colour(std::nan("")), attn::InputError);
 }
@@ -143,7 +151,8 @@ TEST(PageData, WrittenNextToTheFiguresEvenWithoutGnuplot) {
   ASSERT_FALSE(p.active());
   p.page_data("walk.js", "window.x = 1;\n");
   EXPECT_EQ(bytes_of(folder / "walk.js"), "window.x = 1;\n");
-  EXPECT_NE(log.str().find("wrote " + (folder / "walk.js").string()), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("wrote " + (folder / "walk.js").string()), std::string::npos)
+      << log.str();
   p.page_data("walk.js", "window.x = 2;\n");
   EXPECT_EQ(bytes_of(folder / "walk.js"), "window.x = 2;\n");
   EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 1)
@@ -173,8 +182,8 @@ TEST(PageData, RefusesPathsAndReportsAFolderItCannotMake) {
   std::ostringstream log2;
   attn::Plotter p({true, blocker / "figures", false}, out, log2);
   p.page_data("walk.js", "x");
-  EXPECT_NE(log2.str().find("warning: could not write " + (blocker / "figures" / "walk.js").string() +
-                            "; there is no file"),
+  EXPECT_NE(log2.str().find("warning: could not write " +
+                            (blocker / "figures" / "walk.js").string() + "; there is no file"),
             std::string::npos)
       << log2.str();
 }
@@ -194,10 +203,15 @@ TEST(Plotter, LargeGridsAreDrawnWhenNoValuesAreWritten) {
   std::ostringstream out, log;
   attn::Plotter p({true, folder, false}, out, log);
   ASSERT_TRUE(p.active()) << "gnuplot (gnuplot-nox) is a build dependency";
-  attn::Heatmap grid{"big", "big", attn::tick_labels(50, 10), attn::tick_labels(64, 16),
-                     arma::mat(50, 64, arma::fill::randu), attn::ColourScale::scores};
+  attn::Heatmap grid{"big",
+                     "big",
+                     attn::tick_labels(50, 10),
+                     attn::tick_labels(64, 16),
+                     arma::mat(50, 64, arma::fill::randu),
+                     attn::ColourScale::scores};
   p.heatmap(grid);
-  EXPECT_NE(log.str().find("figure big skipped: 64 tokens are too many"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("figure big skipped: 64 tokens are too many"), std::string::npos)
+      << log.str();
   grid.write_values = false;
   p.heatmap(grid);
   EXPECT_TRUE(fs::is_regular_file(folder / "big.png")) << log.str();

@@ -24,9 +24,9 @@ namespace {
 using attn::relative_gap;
 
 struct Case {
-  arma::uword n, m, d;              // queries, keys, width
-  attn::StreamingBlocks blocks;     // queries and keys per block
-  attn::StreamingMask mask;         // causal, or padding from key_length on
+  arma::uword n, m, d;           // queries, keys, width
+  attn::StreamingBlocks blocks;  // queries and keys per block
+  attn::StreamingMask mask;      // causal, or padding from key_length on
 };
 
 class FastStreaming : public ::testing::TestWithParam<Case> {};
@@ -75,7 +75,9 @@ TEST(FastStreaming, RefusesInTheReadableFormsWords) {
   const arma::mat big{{1e200, 1e200}};  // finite, but 1e200 · 1e200 is not
   using Call = std::function<attn::StreamingAttention(decltype(&attn::fast::streaming_attention))>;
   const std::vector<Call> refused = {
-      [&](auto f) { return f(Q, K, V, 1.0, {}, {0, 4}); },
+      [&](auto f) {
+        return f(Q, K, V, 1.0, {}, {0, 4});
+      },
       [&](auto f) { return f(Q, arma::mat(4, 3, arma::fill::ones), V, 1.0, {}, {}); },
       [&](auto f) { return f(Q, K, arma::mat(5, 1, arma::fill::ones), 1.0, {}, {}); },
       [&](auto f) { return f(with_nan, K, V, 1.0, {}, {}); },
@@ -113,15 +115,18 @@ TEST(FastStreaming, OneThreadAndManyGiveTheSameNumbers) {
 
 TEST(ExpShifted, WithinTwoUlpOfStdExp) {
   // t = x − shift over the whole range the online softmax uses, and its edges.
-  std::vector<double> t = {0.0, -0.0, -1e-300, -5e-324, -0.34657359, -0.34657360, -1.0, -707.9,
-                           -708.0};
+  std::vector<double> t = {0.0,         -0.0, -1e-300, -5e-324, -0.34657359,
+                           -0.34657360, -1.0, -707.9,  -708.0};
   const attn_test::Normals draw(71);
   const arma::vec u = arma::abs(draw.normal(20000, 1).col(0));
-  for (double v : u) t.push_back(-v * 100.0);  // most in [−300, 0]
-  for (double v : u) t.push_back(-std::fmod(v * 1000.0, 708.0));
+  for (double v : u)
+    t.push_back(-v * 100.0);  // most in [−300, 0]
+  for (double v : u)
+    t.push_back(-std::fmod(v * 1000.0, 708.0));
   std::vector<double> x(t.size());
   const double shift = 3.5;
-  for (std::size_t i = 0; i < t.size(); ++i) x[i] = t[i] + shift;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    x[i] = t[i] + shift;
   attn::fast::exp_shifted(x.data(), x.size(), shift);
   for (std::size_t i = 0; i < t.size(); ++i) {
     const double want = std::exp((t[i] + shift) - shift);

@@ -23,19 +23,23 @@ std::string message_of(const std::function<void()>& f) {
 }
 
 TEST(Attention, ShapesFollowTheEquation) {
-  const arma::mat Q(4, 3, arma::fill::randn), K(6, 3, arma::fill::randn), V(6, 5, arma::fill::randn);
+  const arma::mat Q(4, 3, arma::fill::randn), K(6, 3, arma::fill::randn),
+      V(6, 5, arma::fill::randn);
   const attn::Attention a = attn::scaled_dot_product_attention(Q, K, V);
   EXPECT_EQ(attn::shape_of(a.scores), "(4 × 6)");
   EXPECT_EQ(attn::shape_of(a.weights), "(4 × 6)");
   EXPECT_EQ(attn::shape_of(a.output), "(4 × 5)");
-  for (arma::uword i = 0; i < 4; ++i) EXPECT_NEAR(arma::accu(a.weights.row(i)), 1.0, 1e-14);
+  for (arma::uword i = 0; i < 4; ++i)
+    EXPECT_NEAR(arma::accu(a.weights.row(i)), 1.0, 1e-14);
 }
 
 TEST(Attention, ScaledDividesScoresBySqrtDk) {
-  const arma::mat Q(2, 4, arma::fill::randn), K(3, 4, arma::fill::randn), V(3, 2, arma::fill::randn);
+  const arma::mat Q(2, 4, arma::fill::randn), K(3, 4, arma::fill::randn),
+      V(3, 2, arma::fill::randn);
   const attn::Attention a = attn::scaled_dot_product_attention(Q, K, V);
   EXPECT_TRUE(arma::approx_equal(a.scores, Q * K.t() / 2.0, "absdiff", 1e-14));
-  EXPECT_TRUE(arma::approx_equal(a.output, attn::softmax_rows(Q * K.t() / 2.0) * V, "absdiff", 1e-14));
+  EXPECT_TRUE(
+      arma::approx_equal(a.output, attn::softmax_rows(Q * K.t() / 2.0) * V, "absdiff", 1e-14));
 }
 
 TEST(Attention, ScoreScaleIsOneOverRootDk) {
@@ -49,8 +53,8 @@ TEST(RawAttention, ScoreGridIsSymmetricAndRowsMatchSingleQueries) {
   const attn::Attention all = attn::raw_self_attention(kEmbeddings);
   EXPECT_TRUE(arma::approx_equal(all.scores, all.scores.t(), "absdiff", 0.0));
   for (arma::uword q = 0; q < 3; ++q)
-    EXPECT_TRUE(arma::approx_equal(all.output.row(q), attn::raw_attention_for(kEmbeddings, q).output,
-                                   "absdiff", 1e-15));
+    EXPECT_TRUE(arma::approx_equal(
+        all.output.row(q), attn::raw_attention_for(kEmbeddings, q).output, "absdiff", 1e-15));
 }
 
 TEST(RawAttention, QueryOutOfRangeIsNamed) {
@@ -60,8 +64,9 @@ TEST(RawAttention, QueryOutOfRangeIsNamed) {
 
 TEST(Attention, MismatchedQueryAndKeyNameBothShapes) {
   const arma::mat Q(3, 2, arma::fill::ones), K(3, 4, arma::fill::ones), V(3, 4, arma::fill::ones);
-  EXPECT_EQ(message_of([&] { attn::scaled_dot_product_attention(Q, K, V); }),
-            "scores = Q K^T: Q is (3 × 2) and K is (3 × 4); Q and K need the same number of columns");
+  EXPECT_EQ(
+      message_of([&] { attn::scaled_dot_product_attention(Q, K, V); }),
+      "scores = Q K^T: Q is (3 × 2) and K is (3 × 4); Q and K need the same number of columns");
   EXPECT_THROW(attn::scaled_dot_product_attention(Q, K, V), attn::ShapeError);
 }
 
@@ -87,17 +92,17 @@ TEST(Projections, QKVAreXTimesEachMatrix) {
   EXPECT_EQ(attn::shape_of(qkv.V), "(5 × 3)");
   const attn::Attention a = attn::self_attention(X, W);
   EXPECT_EQ(attn::shape_of(a.output), "(5 × 3)");
-  EXPECT_TRUE(arma::approx_equal(a.weights,
-                                 attn::scaled_dot_product_attention(qkv.Q, qkv.K, qkv.V).weights,
-                                 "absdiff", 0.0));
+  EXPECT_TRUE(arma::approx_equal(
+      a.weights, attn::scaled_dot_product_attention(qkv.Q, qkv.K, qkv.V).weights, "absdiff", 0.0));
 }
 
 TEST(Projections, WrongModelWidthNamesBothShapes) {
   const arma::mat X(5, 8, arma::fill::ones);
   const attn::Projections W{arma::mat(7, 4, arma::fill::ones), arma::mat(8, 4, arma::fill::ones),
                             arma::mat(8, 4, arma::fill::ones)};
-  EXPECT_EQ(message_of([&] { attn::project(X, W); }),
-            "Q = X W_Q: X is (5 × 8) and W_Q is (7 × 4); the columns of X must match the rows of W_Q");
+  EXPECT_EQ(
+      message_of([&] { attn::project(X, W); }),
+      "Q = X W_Q: X is (5 × 8) and W_Q is (7 × 4); the columns of X must match the rows of W_Q");
 }
 
 TEST(StrongestOther, LeavesTheQueryItselfOut) {

@@ -3,9 +3,9 @@
 // (normal_inputs.hpp), so every run checks the same numbers.
 #include <attn/math/backward.hpp>
 #include <attn/math/gradient_check.hpp>
-#include "normal_inputs.hpp"
 #include <attn/math/softmax.hpp>
 #include <attn/math/validate.hpp>
+#include "normal_inputs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -43,9 +43,12 @@ TEST_P(AttentionBackward, MatchesFiniteDifferences) {
   const Problem p = random_problem(GetParam(), 7);
   const attn::Attention forward = attn::attend(p.Q, p.K, p.V, p.scale);
   const attn::AttentionGradients g = attn::attend_backward(p.Q, p.K, p.V, forward, p.R, p.scale);
-  const auto dQ = attn::check_gradient([&](const arma::mat& Q) { return loss(p, Q, p.K, p.V); }, p.Q, g.dQ);
-  const auto dK = attn::check_gradient([&](const arma::mat& K) { return loss(p, p.Q, K, p.V); }, p.K, g.dK);
-  const auto dV = attn::check_gradient([&](const arma::mat& V) { return loss(p, p.Q, p.K, V); }, p.V, g.dV);
+  const auto dQ =
+      attn::check_gradient([&](const arma::mat& Q) { return loss(p, Q, p.K, p.V); }, p.Q, g.dQ);
+  const auto dK =
+      attn::check_gradient([&](const arma::mat& K) { return loss(p, p.Q, K, p.V); }, p.K, g.dK);
+  const auto dV =
+      attn::check_gradient([&](const arma::mat& V) { return loss(p, p.Q, p.K, V); }, p.V, g.dV);
   EXPECT_LT(dQ.max_relative_error, kTolerance) << "dQ entry " << dQ.worst_entry;
   EXPECT_LT(dK.max_relative_error, kTolerance) << "dK entry " << dK.worst_entry;
   EXPECT_LT(dV.max_relative_error, kTolerance) << "dV entry " << dV.worst_entry;
@@ -64,7 +67,8 @@ Head random_head(arma::uword n, arma::uword d_model, arma::uword d_k, arma::uwor
   const attn_test::Normals rng(11);
   Head h;
   h.X = rng.normal(n, d_model);
-  h.W = {rng.normal(d_model, d_k) * 0.5, rng.normal(d_model, d_k) * 0.5, rng.normal(d_model, d_v) * 0.5};
+  h.W = {rng.normal(d_model, d_k) * 0.5, rng.normal(d_model, d_k) * 0.5,
+         rng.normal(d_model, d_v) * 0.5};
   h.R = rng.normal(n, d_v);
   return h;
 }
@@ -85,10 +89,14 @@ TEST_P(SelfAttentionBackward, ReachesEmbeddingsAndProjections) {
     (which == 0 ? W.W_Q : which == 1 ? W.W_K : W.W_V) = m;
     return head_loss(h.X, W, h.R);
   };
-  const auto dX = attn::check_gradient([&](const arma::mat& X) { return head_loss(X, h.W, h.R); }, h.X, g.dX);
-  const auto dWQ = attn::check_gradient([&](const arma::mat& m) { return with(0, m); }, h.W.W_Q, g.dW.W_Q);
-  const auto dWK = attn::check_gradient([&](const arma::mat& m) { return with(1, m); }, h.W.W_K, g.dW.W_K);
-  const auto dWV = attn::check_gradient([&](const arma::mat& m) { return with(2, m); }, h.W.W_V, g.dW.W_V);
+  const auto dX =
+      attn::check_gradient([&](const arma::mat& X) { return head_loss(X, h.W, h.R); }, h.X, g.dX);
+  const auto dWQ =
+      attn::check_gradient([&](const arma::mat& m) { return with(0, m); }, h.W.W_Q, g.dW.W_Q);
+  const auto dWK =
+      attn::check_gradient([&](const arma::mat& m) { return with(1, m); }, h.W.W_K, g.dW.W_K);
+  const auto dWV =
+      attn::check_gradient([&](const arma::mat& m) { return with(2, m); }, h.W.W_V, g.dW.W_V);
   EXPECT_LT(dX.max_relative_error, kTolerance);
   EXPECT_LT(dWQ.max_relative_error, kTolerance);
   EXPECT_LT(dWK.max_relative_error, kTolerance);
@@ -124,14 +132,17 @@ TEST(SoftmaxRowsBackward, IsTheJacobianVectorProductOfEveryRow) {
   const arma::mat upstream = rng.normal(3, 5);
   const arma::mat dS = attn::softmax_rows_backward(W, upstream);
   for (arma::uword i = 0; i < 3; ++i) {
-    EXPECT_LT(arma::abs(dS.row(i) - upstream.row(i) * attn::softmax_jacobian(W.row(i))).max(), 1e-15);
+    EXPECT_LT(arma::abs(dS.row(i) - upstream.row(i) * attn::softmax_jacobian(W.row(i))).max(),
+              1e-15);
   }
   EXPECT_THROW(attn::softmax_rows_backward(W, upstream.t()), attn::ShapeError);
 }
 
 TEST(CheckGradient, CatchesAWrongGradient) {
   const arma::mat x = {{1.0, 2.0}};
-  const auto square = [](const arma::mat& m) { return arma::accu(m % m); };
+  const auto square = [](const arma::mat& m) {
+    return arma::accu(m % m);
+  };
   EXPECT_LT(attn::check_gradient(square, x, 2 * x).max_relative_error, 1e-9);
   const auto wrong = attn::check_gradient(square, x, arma::mat{{2.0, 3.0}});
   EXPECT_GT(wrong.max_relative_error, 0.1);

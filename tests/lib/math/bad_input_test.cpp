@@ -30,7 +30,9 @@ using attn_bad_input::kInf;
 using attn_bad_input::kNaN;
 using attn_bad_input::ThrowsNaming;
 
-arma::mat ones(arma::uword r, arma::uword c) { return arma::mat(r, c, arma::fill::ones); }
+arma::mat ones(arma::uword r, arma::uword c) {
+  return arma::mat(r, c, arma::fill::ones);
+}
 
 // `m` with entry (r, c) replaced by `v`.
 arma::mat with(arma::mat m, arma::uword r, arma::uword c, double v) {
@@ -42,25 +44,29 @@ arma::mat with(arma::mat m, arma::uword r, arma::uword c, double v) {
 arma::mat tokens(arma::uword n, arma::uword d) {
   arma::mat X(n, d);
   for (arma::uword i = 0; i < n; ++i)
-    for (arma::uword j = 0; j < d; ++j) X(i, j) = std::sin(1.0 + 0.7 * i + 1.3 * j);
+    for (arma::uword j = 0; j < d; ++j)
+      X(i, j) = std::sin(1.0 + 0.7 * i + 1.3 * j);
   return X;
 }
 
 TEST(BadInput, SoftmaxRejectsInfinitiesAndEmptyInWholeAndRow) {
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::softmax_whole(with(ones(2, 2), 0, 1, -kInf)); },
-                                             "softmax input"));
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [] { attn::softmax_whole(with(ones(2, 2), 0, 1, -kInf)); }, "softmax input"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::softmax_whole(arma::mat(0, 4)); },
                                              "softmax input is empty"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::softmax(arma::rowvec{1.0, kNaN}); },
-                                             "softmax input"));
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [] {
+        attn::softmax(arma::rowvec{1.0, kNaN});
+      },
+      "softmax input"));
 }
 
 TEST(BadInput, AttentionScoresRejectANonFiniteScale) {
   const arma::mat Q = tokens(2, 3), K = tokens(4, 3);
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::attention_scores(Q, K, kNaN); }, "scale"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::attend(Q, K, K, kInf); }, "scale"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::streaming_attention(Q, K, K, -kInf); }, "scale"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([&] { attn::streaming_attention(Q, K, K, -kInf); }, "scale"));
 }
 
 TEST(BadInput, ScoresThatOverflowAreRejectedNotPassedOn) {
@@ -72,8 +78,11 @@ TEST(BadInput, ScoresThatOverflowAreRejectedNotPassedOn) {
   attn::KVCache cache(2, 1);
   cache.append(big, arma::rowvec{1.0});
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { cache.attend(big, 1.0); }, "scores"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { cache.attend(arma::rowvec{1.0, 1.0}, kNaN); },
-                                             "scale"));
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [&] {
+        cache.attend(arma::rowvec{1.0, 1.0}, kNaN);
+      },
+      "scale"));
 }
 
 TEST(BadInput, AttendNamesTheOperandThatIsBad) {
@@ -90,8 +99,9 @@ TEST(BadInput, AttendNamesTheOperandThatIsBad) {
 
 TEST(BadInput, MaskedAttentionNamesBothShapesOfAMismatch) {
   const arma::mat Q = tokens(2, 3), K = tokens(4, 3), V = tokens(4, 2);
-  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
-      [&] { attn::attend(Q, K, V, 1.0, attn::Mask::causal(3)); }, "scores (2 × 4) and mask (3 × 3)"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::ShapeError>([&] { attn::attend(Q, K, V, 1.0, attn::Mask::causal(3)); },
+                                     "scores (2 × 4) and mask (3 × 3)"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
       [&] { attn::masked_softmax_rows(with(ones(3, 3), 0, 2, kNaN), attn::Mask::causal(3)); },
       "softmax input"));
@@ -99,8 +109,8 @@ TEST(BadInput, MaskedAttentionNamesBothShapesOfAMismatch) {
 
 TEST(BadInput, MasksOfNoQueryOrNoKeyAreRejected) {
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::Mask::none(0, 3); }, "at least one query"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::Mask::padding(0, 3, 2); },
-                                             "at least one query"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([] { attn::Mask::padding(0, 3, 2); }, "at least one query"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::Mask::from_blocked(arma::umat(2, 0)); },
                                              "at least one query and one key"));
 }
@@ -109,12 +119,13 @@ TEST(BadInput, ProjectNamesANonFiniteWeightMatrix) {
   const attn::Projections W{ones(3, 2), with(ones(3, 2), 2, 1, kNaN), ones(3, 2)};
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::project(tokens(4, 3), W); },
                                              "W_K has a non-finite entry nan"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::self_attention(tokens(4, 3), W); }, "W_K"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([&] { attn::self_attention(tokens(4, 3), W); }, "W_K"));
 }
 
 TEST(BadInput, StrongestOtherAndRawAttentionForRejectBadGridsAndRows) {
-  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>([] { attn::strongest_other(arma::mat(), 0); },
-                                             "(0 × 0)"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::ShapeError>([] { attn::strongest_other(arma::mat(), 0); }, "(0 × 0)"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
       [] { attn::strongest_other(with(ones(3, 3), 2, 0, kNaN), 2); }, "grid"));
   EXPECT_TRUE(ThrowsNaming<std::out_of_range>([] { attn::raw_attention_for(arma::mat(0, 2), 0); },
@@ -122,8 +133,8 @@ TEST(BadInput, StrongestOtherAndRawAttentionForRejectBadGridsAndRows) {
 }
 
 TEST(BadInput, MultiHeadRejectsNonFiniteInputsAndWeights) {
-  attn::MultiHeadWeights W{2, arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4),
-                           {}, {}, {}, {}};
+  attn::MultiHeadWeights W{
+      2, arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), {}, {}, {}, {}};
   const arma::mat X = tokens(3, 4);
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
       [&] { attn::multi_head_attention(with(X, 1, 1, kNaN), X, X, W); }, "query"));
@@ -137,12 +148,13 @@ TEST(BadInput, MultiHeadRejectsNonFiniteInputsAndWeights) {
   W.W_O = arma::eye(4, 4);
   W.b_Q = W.b_K = W.b_V = W.b_O = arma::rowvec(4, arma::fill::zeros);
   W.b_O(0) = -kInf;
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::multi_head_attention(X, X, X, W); }, "b_O"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([&] { attn::multi_head_attention(X, X, X, W); }, "b_O"));
 }
 
 TEST(BadInput, MultiHeadBackwardChecksItsGradientAndItsForwardPass) {
-  const attn::MultiHeadWeights W{2, arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4),
-                                 arma::eye(4, 4), {}, {}, {}, {}};
+  const attn::MultiHeadWeights W{
+      2, arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), {}, {}, {}, {}};
   const arma::mat X = tokens(3, 4);
   const attn::MultiHead forward = attn::multi_head_attention(X, X, X, W);
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
@@ -159,8 +171,8 @@ TEST(BadInput, MultiHeadBackwardChecksItsGradientAndItsForwardPass) {
 
 TEST(BadInput, HeadsNeedAtLeastOneColumn) {
   // split_heads of a matrix with no column used to index column −1.
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::split_heads(arma::mat(3, 0), 1); },
-                                             "d_model = 0"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([] { attn::split_heads(arma::mat(3, 0), 1); }, "d_model = 0"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::multi_head_parameters(0, 1, true); },
                                              "d_model = 0"));
   // Documented result: entries are copied as they are, NaN included.
@@ -184,17 +196,26 @@ TEST(BadInput, MergeRejectsNonFiniteAndEmptyParts) {
   const attn::StreamingAttention inf_out{with(ones(2, 3), 0, 0, kInf), arma::vec{0.5, 1.0}};
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::merge(inf_out, good); }, "a.output"));
   const attn::StreamingAttention empty{arma::mat(0, 3), arma::vec()};
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::merge(empty, empty); }, "a.output is empty"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([&] { attn::merge(empty, empty); }, "a.output is empty"));
 }
 
 TEST(BadInput, OnlineSoftmaxStepsNameTheirOperands) {
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { attn::online_softmax_steps(arma::rowvec{1.0, -kInf}, ones(2, 1), 1); }, "scores"));
+      [] {
+        attn::online_softmax_steps(arma::rowvec{1.0, -kInf}, ones(2, 1), 1);
+      },
+      "scores"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { attn::online_softmax_steps(arma::rowvec{1.0, 2.0}, with(ones(2, 1), 1, 0, kNaN), 1); },
+      [] {
+        attn::online_softmax_steps(arma::rowvec{1.0, 2.0}, with(ones(2, 1), 1, 0, kNaN), 1);
+      },
       "V"));
   EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
-      [] { attn::online_softmax_steps(arma::rowvec{1.0, 2.0}, ones(3, 1), 1); }, "V (3 × 1)"));
+      [] {
+        attn::online_softmax_steps(arma::rowvec{1.0, 2.0}, ones(3, 1), 1);
+      },
+      "V (3 × 1)"));
 }
 
 TEST(BadInput, AttentionMemoryOfNothingIsNothing) {
@@ -205,11 +226,14 @@ TEST(BadInput, RotaryRejectsEmptyInputAndNamesUpstream) {
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::rotary(arma::mat(0, 4), arma::vec()); },
                                              "rotary: X is empty"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { attn::rotary_backward(with(ones(2, 2), 0, 1, kNaN), arma::vec{0.0, 1.0}); },
+      [] {
+        attn::rotary_backward(with(ones(2, 2), 0, 1, kNaN), arma::vec{0.0, 1.0});
+      },
       "rotary_backward: upstream"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::rotary_frequencies(4, kInf); }, "base inf"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::sinusoidal_positions(3, 4, kNaN); },
-                                             "base nan"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([] { attn::rotary_frequencies(4, kInf); }, "base inf"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([] { attn::sinusoidal_positions(3, 4, kNaN); }, "base nan"));
 }
 
 TEST(BadInput, PositionMeasuresRejectEmptyRangesAndBadShifts) {
@@ -221,8 +245,8 @@ TEST(BadInput, PositionMeasuresRejectEmptyRangesAndBadShifts) {
   const arma::vec m{0.0, 1.0, 2.0};
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::rotary_shift_error(Q, Q, m, kNaN); },
                                              "shift nan"));
-  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>([&] { attn::rotary_shift_error(Q, tokens(2, 4), m, 1.0); },
-                                             "Q is (3 × 4) and K is (2 × 4)"));
+  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
+      [&] { attn::rotary_shift_error(Q, tokens(2, 4), m, 1.0); }, "Q is (3 × 4) and K is (2 × 4)"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
       [&] { attn::rotary_layout_error(with(Q, 0, 0, kInf), Q, m, m); }, "rotary: X"));
 }
@@ -231,9 +255,15 @@ TEST(BadInput, LayerNormRejectsNonFiniteParameters) {
   const arma::mat x = tokens(2, 3);
   const arma::rowvec g(3, arma::fill::ones), b(3, arma::fill::zeros);
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::layer_norm(x, arma::rowvec{1.0, kNaN, 1.0}, b); }, "gamma"));
+      [&] {
+        attn::layer_norm(x, arma::rowvec{1.0, kNaN, 1.0}, b);
+      },
+      "gamma"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::layer_norm(x, g, arma::rowvec{0.0, 0.0, -kInf}); }, "beta"));
+      [&] {
+        attn::layer_norm(x, g, arma::rowvec{0.0, 0.0, -kInf});
+      },
+      "beta"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::layer_norm(x, g, b, kInf); }, "eps"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::layer_norm(x, g, b, kNaN); }, "eps"));
   const attn::LayerNorm forward = attn::layer_norm(x, g, b);
@@ -273,14 +303,20 @@ TEST(BadInput, FeedForwardNamesANonFiniteWeightAndGradient) {
 
 TEST(BadInput, CrossEntropyRejectsInfiniteLogits) {
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { attn::cross_entropy(arma::mat{{0.0, -kInf}}, arma::uvec{0}); }, "logits"));
+      [] {
+        attn::cross_entropy(arma::mat{{0.0, -kInf}}, arma::uvec{0});
+      },
+      "logits"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
       [] { attn::cross_entropy(arma::mat(0, 3), arma::uvec()); }, "logits is empty"));
 }
 
 TEST(BadInput, SoftmaxBackwardAndJacobianRejectNaN) {
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { attn::softmax_jacobian(arma::rowvec{0.5, kNaN}); }, "weights"));
+      [] {
+        attn::softmax_jacobian(arma::rowvec{0.5, kNaN});
+      },
+      "weights"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::softmax_jacobian(arma::rowvec()); },
                                              "weights is empty"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
@@ -298,10 +334,14 @@ TEST(BadInput, AttendBackwardChecksItsGradientScaleAndShapes) {
       [&] { attn::weights_backward(Q, tokens(5, 3), forward.weights, ones(2, 4), 0.5); },
       "K is (5 × 3)"));
   EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
-      [&] { attn::projections_backward(tokens(3, 3), {ones(2, 3), ones(4, 3), {}}); },
+      [&] {
+        attn::projections_backward(tokens(3, 3), {ones(2, 3), ones(4, 3), {}});
+      },
       "X is (3 × 3) and dQ is (2 × 3)"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::projections_backward(with(ones(2, 3), 1, 1, kNaN), {ones(2, 3), ones(2, 3), {}}); },
+      [&] {
+        attn::projections_backward(with(ones(2, 3), 1, 1, kNaN), {ones(2, 3), ones(2, 3), {}});
+      },
       "X has"));
 }
 
@@ -318,20 +358,28 @@ TEST(BadInput, AttentionTargetLossRejectsBadDecayWeightsAndAnInfiniteLoss) {
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
       [&] { attn::attention_target_loss(one_example(), with(W, 0, 1, kInf), W, 0.0); }, "W_Q"));
   // Scores 1e4 apart: the target's weight is exactly 0 and the loss would be +∞, its gradient NaN.
-  std::vector<attn::AttentionExample> far = {{{"a", "b"}, arma::mat{{100.0, 0.0}, {-100.0, 0.0}}, 0, 1}};
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::attention_target_loss(far, W, W, 0.0); }, "underflowed to 0"));
+  std::vector<attn::AttentionExample> far = {
+      {{"a", "b"}, arma::mat{{100.0, 0.0}, {-100.0, 0.0}}, 0, 1}};
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::attention_target_loss(far, W, W, 0.0); },
+                                             "underflowed to 0"));
 }
 
 TEST(BadInput, AdamRejectsBadSettingsAndNonFiniteGradients) {
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { static_cast<void>(attn::Adam(kNaN)); }, "learning rate nan"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { static_cast<void>(attn::Adam(0.1, 1.0)); }, "beta1 = 1"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { static_cast<void>(attn::Adam(0.1, 0.9, kNaN)); }, "beta2 = nan"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { static_cast<void>(attn::Adam(0.1, 0.9, 0.999, 0.0)); }, "epsilon"));
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { static_cast<void>(attn::Adam(kNaN)); },
+                                             "learning rate nan"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::InputError>([] { static_cast<void>(attn::Adam(0.1, 1.0)); }, "beta1 = 1"));
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { static_cast<void>(attn::Adam(0.1, 0.9, kNaN)); },
+                                             "beta2 = nan"));
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [] { static_cast<void>(attn::Adam(0.1, 0.9, 0.999, 0.0)); }, "epsilon"));
   attn::Adam adam(0.1);
   arma::mat p = ones(2, 2), q = ones(1, 3);
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { adam.step({&p, &q}, {ones(2, 2), with(ones(1, 3), 0, 2, kNaN)}); }, "gradient 1"));
+      [&] {
+        adam.step({&p, &q}, {ones(2, 2), with(ones(1, 3), 0, 2, kNaN)});
+      },
+      "gradient 1"));
   EXPECT_TRUE(arma::approx_equal(p, ones(2, 2), "absdiff", 0.0));  // nothing moved
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { adam.step({nullptr}, {ones(2, 2)}); },
                                              "parameter 0 is a null pointer"));
@@ -340,11 +388,20 @@ TEST(BadInput, AdamRejectsBadSettingsAndNonFiniteGradients) {
 TEST(BadInput, FitHeadAndGradientNormRejectNaN) {
   const arma::mat W = arma::eye(2, 2);
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::fit_head(one_example(), W, W, {0.0, 0.05, kNaN, 10}); }, "stop_gradient = nan"));
+      [&] {
+        attn::fit_head(one_example(), W, W, {0.0, 0.05, kNaN, 10});
+      },
+      "stop_gradient = nan"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::fit_head(one_example(), W, W, {0.0, kNaN, 1e-6, 10}); }, "learning rate"));
+      [&] {
+        attn::fit_head(one_example(), W, W, {0.0, kNaN, 1e-6, 10});
+      },
+      "learning rate"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { attn::gradient_norm({0.0, with(ones(2, 2), 0, 0, kNaN), ones(2, 2)}); }, "dW_Q"));
+      [] {
+        attn::gradient_norm({0.0, with(ones(2, 2), 0, 0, kNaN), ones(2, 2)});
+      },
+      "dW_Q"));
 }
 
 TEST(BadInput, GradientCheckRefusesALossThatIsNotFinite) {
@@ -353,27 +410,40 @@ TEST(BadInput, GradientCheckRefusesALossThatIsNotFinite) {
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
       [&] { attn::check_gradient([](const arma::mat&) { return kNaN; }, x, x); }, "loss is nan"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::check_gradient([](const arma::mat& m) { return arma::accu(m); }, x,
-                                 with(x, 1, 1, kNaN)); },
+      [&] {
+        attn::check_gradient([](const arma::mat& m) { return arma::accu(m); }, x,
+                             with(x, 1, 1, kNaN));
+      },
       "analytic gradient"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
       [&] { attn::check_gradient([](const arma::mat& m) { return arma::accu(m); }, x, x, 0.0); },
       "h = 0"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::check_gradient([](const arma::mat& m) { return arma::accu(m); }, arma::mat(),
-                                 arma::mat()); },
+      [&] {
+        attn::check_gradient([](const arma::mat& m) { return arma::accu(m); }, arma::mat(),
+                             arma::mat());
+      },
       "x is empty"));
 }
 
 TEST(BadInput, RelativeGapRefusesNaNInsteadOfSkippingIt) {
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { attn::relative_gap(arma::mat{{kNaN, 1.0}}, arma::mat{{5.0, 1.0}}); }, "ours"));
+      [] {
+        attn::relative_gap(arma::mat{{kNaN, 1.0}}, arma::mat{{5.0, 1.0}});
+      },
+      "ours"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { attn::relative_gap(arma::mat{{1.0, 2.0}}, arma::mat{{-kInf, 2.0}}); }, "reference"));
+      [] {
+        attn::relative_gap(arma::mat{{1.0, 2.0}}, arma::mat{{-kInf, 2.0}});
+      },
+      "reference"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::relative_gap(arma::mat(), arma::mat()); },
                                              "ours is empty"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { attn::sharpness(arma::rowvec{kInf, 0.0}); }, "softmax input"));
+      [] {
+        attn::sharpness(arma::rowvec{kInf, 0.0});
+      },
+      "softmax input"));
 }
 
 attn::TransformerWeights small_model() {
@@ -385,11 +455,17 @@ TEST(BadInput, TransformerNamesANonFiniteOrMisshapenWeight) {
   attn::TransformerWeights w = small_model();
   w.unembedding(1, 2) = kNaN;  // before this check, the logits were silently NaN
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::transformer_forward(w, arma::uvec{1, 2}, arma::uvec{0}); }, "unembedding has"));
+      [&] {
+        attn::transformer_forward(w, arma::uvec{1, 2}, arma::uvec{0});
+      },
+      "unembedding has"));
   w = small_model();
   w.blocks[0].attention.W_V(0, 0) = -kInf;
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::sentence_logits(w, arma::uvec{1, 2}); },
-                                             "blocks.0.attention.W_V"));
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [&] {
+        attn::sentence_logits(w, arma::uvec{1, 2});
+      },
+      "blocks.0.attention.W_V"));
   w = small_model();
   w.embedding.shed_row(4);  // token 4 used to be read out of bounds
   EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
@@ -404,18 +480,25 @@ TEST(BadInput, TransformerBackwardChecksItsGradientAndForwardPass) {
       [&] { attn::transformer_backward(w, tokens_in, starts, f, with(ones(3, 5), 2, 4, kNaN)); },
       "dlogits"));
   EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
-      [&] { attn::transformer_backward(w, tokens_in, arma::uvec{0, 1}, f, ones(3, 5)); },
+      [&] {
+        attn::transformer_backward(w, tokens_in, arma::uvec{0, 1}, f, ones(3, 5));
+      },
       "2 sentences, but the forward pass attended over 1"));
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::transformer_backward(w, arma::uvec{1, 2, 7}, starts, f, ones(3, 5)); },
+      [&] {
+        attn::transformer_backward(w, arma::uvec{1, 2, 7}, starts, f, ones(3, 5));
+      },
       "token 7 at row 2"));
 }
 
 TEST(BadInput, InitTransformerChecksItsDraws) {
   const attn::TransformerConfig config{5, 4, 2, 1, 6, 4, true};
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::init_transformer(config, [](arma::uword r, arma::uword c) {
-              return arma::mat(r, c, arma::fill::value(kNaN)); }); },
+      [&] {
+        attn::init_transformer(config, [](arma::uword r, arma::uword c) {
+          return arma::mat(r, c, arma::fill::value(kNaN));
+        });
+      },
       "standard_normal"));
   EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
       [&] { attn::init_transformer(config, [](arma::uword, arma::uword) { return ones(1, 1); }); },

@@ -37,18 +37,26 @@ TEST(LayerNorm, BackwardMatchesFiniteDifferences) {
   const attn_test::Normals draw(102);
   const arma::mat x = draw.normal(4, 6), w = draw.normal(4, 6);  // L = sum(w ∘ y)
   const arma::rowvec gamma = draw.normal(1, 6), beta = draw.normal(1, 6);
-  const auto loss_x = [&](const arma::mat& v) { return arma::accu(w % attn::layer_norm(v, gamma, beta).y); };
-  const attn::LayerNormGradients g = attn::layer_norm_backward(attn::layer_norm(x, gamma, beta), gamma, w);
+  const auto loss_x = [&](const arma::mat& v) {
+    return arma::accu(w % attn::layer_norm(v, gamma, beta).y);
+  };
+  const attn::LayerNormGradients g =
+      attn::layer_norm_backward(attn::layer_norm(x, gamma, beta), gamma, w);
   EXPECT_LE(attn::check_gradient(loss_x, x, g.dx).max_relative_error, 1e-7);
-  const auto loss_gamma = [&](const arma::mat& v) { return arma::accu(w % attn::layer_norm(x, v, beta).y); };
+  const auto loss_gamma = [&](const arma::mat& v) {
+    return arma::accu(w % attn::layer_norm(x, v, beta).y);
+  };
   EXPECT_LE(attn::check_gradient(loss_gamma, gamma, g.dgamma).max_relative_error, 1e-7);
-  const auto loss_beta = [&](const arma::mat& v) { return arma::accu(w % attn::layer_norm(x, gamma, v).y); };
+  const auto loss_beta = [&](const arma::mat& v) {
+    return arma::accu(w % attn::layer_norm(x, gamma, v).y);
+  };
   EXPECT_LE(attn::check_gradient(loss_beta, beta, g.dbeta).max_relative_error, 1e-7);
 }
 
 TEST(LayerNorm, RefusesWhatDoesNotFit) {
   const arma::mat x(2, 3, arma::fill::ones);
-  EXPECT_THROW(attn::layer_norm(x, arma::rowvec(2, arma::fill::ones), arma::rowvec(3)), attn::ShapeError);
+  EXPECT_THROW(attn::layer_norm(x, arma::rowvec(2, arma::fill::ones), arma::rowvec(3)),
+               attn::ShapeError);
   EXPECT_THROW(attn::layer_norm(x, arma::rowvec(3), arma::rowvec(3), 0.0), attn::InputError);
   arma::mat bad = x;
   bad(1, 1) = arma::datum::inf;
@@ -56,7 +64,8 @@ TEST(LayerNorm, RefusesWhatDoesNotFit) {
 }
 
 TEST(CrossEntropy, UniformLogitsGiveLogOfTheVocabulary) {
-  const attn::CrossEntropy ce = attn::cross_entropy(arma::mat(3, 37, arma::fill::zeros), {0, 5, 36});
+  const attn::CrossEntropy ce =
+      attn::cross_entropy(arma::mat(3, 37, arma::fill::zeros), {0, 5, 36});
   EXPECT_NEAR(ce.loss, std::log(37.0), 1e-14);
 }
 
@@ -66,7 +75,9 @@ TEST(CrossEntropy, GradientMatchesFiniteDifferencesEvenForLargeLogits) {
   const arma::uvec targets = {0, 3, 8, 3};
   const attn::CrossEntropy ce = attn::cross_entropy(logits, targets);
   EXPECT_TRUE(std::isfinite(ce.loss));
-  const auto loss = [&](const arma::mat& z) { return attn::cross_entropy(z, targets).loss; };
+  const auto loss = [&](const arma::mat& z) {
+    return attn::cross_entropy(z, targets).loss;
+  };
   EXPECT_LE(attn::check_gradient(loss, logits, ce.dlogits, 1e-4).max_relative_error, 1e-6);
 }
 
@@ -90,27 +101,38 @@ TEST(Gelu, ZeroAtZeroAndGeluOfXMinusGeluOfMinusXIsX) {
 TEST(FeedForward, BackwardMatchesFiniteDifferences) {
   const attn_test::Normals draw(104);
   const arma::mat x = draw.normal(5, 4), w = draw.normal(5, 4);  // L = sum(w ∘ y)
-  attn::FeedForwardWeights W{draw.normal(4, 8), draw.normal(1, 8), draw.normal(8, 4), draw.normal(1, 4)};
-  const attn::FeedForwardGradients g = attn::feed_forward_backward(x, W, attn::feed_forward(x, W), w);
+  attn::FeedForwardWeights W{draw.normal(4, 8), draw.normal(1, 8), draw.normal(8, 4),
+                             draw.normal(1, 4)};
+  const attn::FeedForwardGradients g =
+      attn::feed_forward_backward(x, W, attn::feed_forward(x, W), w);
   const auto through = [&](attn::FeedForwardWeights V, const arma::mat& v) {
     return arma::accu(w % attn::feed_forward(v, V).y);
   };
-  EXPECT_LE(attn::check_gradient([&](const arma::mat& v) { return through(W, v); }, x, g.dx).max_relative_error, 1e-7);
+  EXPECT_LE(attn::check_gradient([&](const arma::mat& v) { return through(W, v); }, x, g.dx)
+                .max_relative_error,
+            1e-7);
   const auto check = [&](arma::mat attn::FeedForwardWeights::*member, const arma::mat& analytic) {
-    return attn::check_gradient([&](const arma::mat& v) {
-      attn::FeedForwardWeights V = W;
-      V.*member = v;
-      return through(V, x);
-    }, W.*member, analytic).max_relative_error;
+    return attn::check_gradient(
+               [&](const arma::mat& v) {
+                 attn::FeedForwardWeights V = W;
+                 V.*member = v;
+                 return through(V, x);
+               },
+               W.*member, analytic)
+        .max_relative_error;
   };
   EXPECT_LE(check(&attn::FeedForwardWeights::W1, g.dW.W1), 1e-7);
   EXPECT_LE(check(&attn::FeedForwardWeights::W2, g.dW.W2), 1e-7);
-  const auto check_row = [&](arma::rowvec attn::FeedForwardWeights::*member, const arma::rowvec& analytic) {
-    return attn::check_gradient([&](const arma::mat& v) {
-      attn::FeedForwardWeights V = W;
-      V.*member = v;
-      return through(V, x);
-    }, W.*member, analytic).max_relative_error;
+  const auto check_row = [&](arma::rowvec attn::FeedForwardWeights::*member,
+                             const arma::rowvec& analytic) {
+    return attn::check_gradient(
+               [&](const arma::mat& v) {
+                 attn::FeedForwardWeights V = W;
+                 V.*member = v;
+                 return through(V, x);
+               },
+               W.*member, analytic)
+        .max_relative_error;
   };
   EXPECT_LE(check_row(&attn::FeedForwardWeights::b1, g.dW.b1), 1e-7);
   EXPECT_LE(check_row(&attn::FeedForwardWeights::b2, g.dW.b2), 1e-7);
@@ -118,7 +140,8 @@ TEST(FeedForward, BackwardMatchesFiniteDifferences) {
 
 TEST(FeedForward, RefusesWeightsThatDoNotFit) {
   const arma::mat x(3, 4, arma::fill::ones);
-  const attn::FeedForwardWeights W{arma::mat(5, 8), arma::rowvec(8), arma::mat(8, 4), arma::rowvec(4)};
+  const attn::FeedForwardWeights W{arma::mat(5, 8), arma::rowvec(8), arma::mat(8, 4),
+                                   arma::rowvec(4)};
   EXPECT_THROW(attn::feed_forward(x, W), attn::ShapeError);
 }
 

@@ -20,7 +20,8 @@ namespace {
 TEST(Mask, CausalAllowsItselfAndEarlierTokensOnly) {
   const attn::Mask m = attn::Mask::causal(4);
   for (arma::uword i = 0; i < 4; ++i)
-    for (arma::uword j = 0; j < 4; ++j) EXPECT_EQ(m.allows(i, j), j <= i) << i << ", " << j;
+    for (arma::uword j = 0; j < 4; ++j)
+      EXPECT_EQ(m.allows(i, j), j <= i) << i << ", " << j;
   EXPECT_EQ(m.picture(), "1 . . .\n1 1 . .\n1 1 1 .\n1 1 1 1\n");
 }
 
@@ -60,24 +61,28 @@ TEST(MaskedSoftmax, BlockedWeightsAreExactlyZeroAndRowsSumToOne) {
   const arma::mat W = attn::masked_softmax_rows(S, attn::Mask::causal(5));
   for (arma::uword i = 0; i < 5; ++i) {
     EXPECT_NEAR(arma::accu(W.row(i)), 1.0, 1e-15);
-    for (arma::uword j = i + 1; j < 5; ++j) EXPECT_EQ(W(i, j), 0.0) << i << ", " << j;
+    for (arma::uword j = i + 1; j < 5; ++j)
+      EXPECT_EQ(W(i, j), 0.0) << i << ", " << j;
   }
   EXPECT_EQ(W(0, 0), 1.0);  // the first token may attend to itself only
   // With nothing masked it is softmax_rows itself.
-  EXPECT_LE(arma::abs(attn::masked_softmax_rows(S, attn::Mask::none(5, 5)) - attn::softmax_rows(S)).max(),
-            1e-15);
+  EXPECT_LE(
+      arma::abs(attn::masked_softmax_rows(S, attn::Mask::none(5, 5)) - attn::softmax_rows(S)).max(),
+      1e-15);
 }
 
 TEST(MaskedSoftmax, AQueryThatMaySeeNothingIsNamed) {
   arma::umat allowed(3, 3, arma::fill::ones);
   allowed.row(1).zeros();
   try {
-    attn::masked_softmax_rows(arma::mat(3, 3, arma::fill::zeros), attn::Mask::from_allowed(allowed));
+    attn::masked_softmax_rows(arma::mat(3, 3, arma::fill::zeros),
+                              attn::Mask::from_allowed(allowed));
     FAIL() << "a fully masked row was accepted";
   } catch (const attn::InputError& e) {
-    EXPECT_STREQ(e.what(), "query row 1 may attend to no key: every key is masked, so its "
-                           "softmax is 0/0 (PyTorch gives NaN or 0 here, by function and "
-                           "version)");
+    EXPECT_STREQ(e.what(),
+                 "query row 1 may attend to no key: every key is masked, so its "
+                 "softmax is 0/0 (PyTorch gives NaN or 0 here, by function and "
+                 "version)");
   }
   EXPECT_THROW(attn::masked_softmax_rows(arma::mat(3, 4, arma::fill::zeros), attn::Mask::causal(3)),
                attn::ShapeError);

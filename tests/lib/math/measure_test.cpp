@@ -28,8 +28,10 @@ TEST(MeasureSpread, VarianceOfNormalDotProductsIsTheWidth) {
 
 TEST(MeasureSpread, RejectsMismatchedPairs) {
   const arma::mat three_by_two(3, 2, arma::fill::ones);
-  EXPECT_THROW(attn::measure_spread(three_by_two, arma::mat(2, 2, arma::fill::ones)), attn::ShapeError);
-  EXPECT_THROW(attn::measure_spread(three_by_two, arma::mat(3, 4, arma::fill::ones)), attn::ShapeError);
+  EXPECT_THROW(attn::measure_spread(three_by_two, arma::mat(2, 2, arma::fill::ones)),
+               attn::ShapeError);
+  EXPECT_THROW(attn::measure_spread(three_by_two, arma::mat(3, 4, arma::fill::ones)),
+               attn::ShapeError);
   EXPECT_THROW(attn::measure_spread(arma::mat(), arma::mat()), attn::InputError);
 }
 
@@ -76,7 +78,8 @@ TEST(MeasureSaturation, ScaledSharpnessDoesNotGrowWithWidth) {
   const attn_test::Normals rng(53);
   const auto probes = [&](arma::uword d_k) {
     std::vector<attn::Probe> p;
-    for (int t = 0; t < 300; ++t) p.push_back({rng.normal(1, d_k), rng.normal(16, d_k)});
+    for (int t = 0; t < 300; ++t)
+      p.push_back({rng.normal(1, d_k), rng.normal(16, d_k)});
     return attn::measure_saturation(p);
   };
   const attn::Saturation narrow = probes(2), wide = probes(1024);
@@ -88,13 +91,15 @@ TEST(MeasureSaturation, ScaledSharpnessDoesNotGrowWithWidth) {
 
 TEST(MeasureSaturation, RejectsNoProbesAndMismatchedWidths) {
   EXPECT_THROW(attn::measure_saturation({}), attn::InputError);
-  const attn::Probe mismatched{arma::rowvec(3, arma::fill::ones), arma::mat(4, 2, arma::fill::ones)};
+  const attn::Probe mismatched{arma::rowvec(3, arma::fill::ones),
+                               arma::mat(4, 2, arma::fill::ones)};
   EXPECT_THROW(attn::measure_saturation({mismatched}), attn::ShapeError);
 }
 
 TEST(RelativeGap, RelativeToTheReferencesLargestEntry) {
   EXPECT_DOUBLE_EQ(attn::relative_gap(arma::mat{{1.0, 2.0}}, arma::mat{{1.0, 2.5}}), 0.5 / 2.5);
-  EXPECT_DOUBLE_EQ(attn::relative_gap(arma::mat{{0.1, 0.0}}, arma::mat{{0.3, 0.0}}), 0.2);  // absolute
+  EXPECT_DOUBLE_EQ(attn::relative_gap(arma::mat{{0.1, 0.0}}, arma::mat{{0.3, 0.0}}),
+                   0.2);  // absolute
   EXPECT_THROW(attn::relative_gap(arma::mat(2, 2), arma::mat(2, 3)), attn::ShapeError);
 }
 

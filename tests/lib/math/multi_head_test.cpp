@@ -13,8 +13,9 @@ namespace {
 
 attn::MultiHeadWeights random_weights(const attn_test::Normals& draw, arma::uword d, arma::uword h,
                                       bool biases) {
-  attn::MultiHeadWeights W{h, draw.normal(d, d), draw.normal(d, d), draw.normal(d, d),
-                           draw.normal(d, d), {}, {}, {}, {}};
+  attn::MultiHeadWeights W{
+      h, draw.normal(d, d), draw.normal(d, d), draw.normal(d, d), draw.normal(d, d), {}, {}, {},
+      {}};
   if (biases) {
     W.b_Q = draw.normal(1, d);
     W.b_K = draw.normal(1, d);
@@ -105,21 +106,28 @@ TEST_P(MultiHeadGradient, MatchesFiniteDifferences) {
     w.*member = x;
     return loss(Xq, Xk, Xv, w);
   };
-  check("W_Q", W.W_Q, g.dW.W_Q, [&](const arma::mat& x) { return with(&attn::MultiHeadWeights::W_Q, x); });
-  check("W_K", W.W_K, g.dW.W_K, [&](const arma::mat& x) { return with(&attn::MultiHeadWeights::W_K, x); });
-  check("W_V", W.W_V, g.dW.W_V, [&](const arma::mat& x) { return with(&attn::MultiHeadWeights::W_V, x); });
-  check("W_O", W.W_O, g.dW.W_O, [&](const arma::mat& x) { return with(&attn::MultiHeadWeights::W_O, x); });
+  check("W_Q", W.W_Q, g.dW.W_Q,
+        [&](const arma::mat& x) { return with(&attn::MultiHeadWeights::W_Q, x); });
+  check("W_K", W.W_K, g.dW.W_K,
+        [&](const arma::mat& x) { return with(&attn::MultiHeadWeights::W_K, x); });
+  check("W_V", W.W_V, g.dW.W_V,
+        [&](const arma::mat& x) { return with(&attn::MultiHeadWeights::W_V, x); });
+  check("W_O", W.W_O, g.dW.W_O,
+        [&](const arma::mat& x) { return with(&attn::MultiHeadWeights::W_O, x); });
   const auto with_bias = [&](auto member, const arma::mat& x) {
     attn::MultiHeadWeights w = W;
     w.*member = arma::rowvec(x);
     return loss(Xq, Xk, Xv, w);
   };
-  check("b_Q", W.b_Q, g.dW.b_Q, [&](const arma::mat& x) { return with_bias(&attn::MultiHeadWeights::b_Q, x); });
+  check("b_Q", W.b_Q, g.dW.b_Q,
+        [&](const arma::mat& x) { return with_bias(&attn::MultiHeadWeights::b_Q, x); });
   // The key bias adds q·b_K to every score of a row, which softmax ignores: its gradient is 0,
   // and finite differences of it are rounding noise.
   EXPECT_LE(arma::abs(g.dW.b_K).max(), 1e-12);
-  check("b_V", W.b_V, g.dW.b_V, [&](const arma::mat& x) { return with_bias(&attn::MultiHeadWeights::b_V, x); });
-  check("b_O", W.b_O, g.dW.b_O, [&](const arma::mat& x) { return with_bias(&attn::MultiHeadWeights::b_O, x); });
+  check("b_V", W.b_V, g.dW.b_V,
+        [&](const arma::mat& x) { return with_bias(&attn::MultiHeadWeights::b_V, x); });
+  check("b_O", W.b_O, g.dW.b_O,
+        [&](const arma::mat& x) { return with_bias(&attn::MultiHeadWeights::b_O, x); });
 }
 
 INSTANTIATE_TEST_SUITE_P(MaskedOrNot, MultiHeadGradient, ::testing::Values(false, true));

@@ -26,13 +26,16 @@ double tolerance_for(double largest_angle, double largest_entry = 1.0) {
 constexpr double kTolerance = 1e-6;  // finite differences against the analytic gradient
 
 // The blocks of tests/data/numpy_positions.txt, by name.
-std::map<std::string, arma::mat> numpy_blocks() { return attn_test::fixture_blocks("numpy_positions.txt"); }
+std::map<std::string, arma::mat> numpy_blocks() {
+  return attn_test::fixture_blocks("numpy_positions.txt");
+}
 
 TEST(SinusoidalPositions, EqualNumpysOnEveryFixture) {
   const auto blocks = numpy_blocks();
   int cases = 0;
   for (const auto& [name, expected] : blocks) {
-    if (name.rfind("sinusoidal", 0) != 0) continue;
+    if (name.rfind("sinusoidal", 0) != 0)
+      continue;
     ++cases;
     const arma::mat PE = attn::sinusoidal_positions(expected.n_rows, expected.n_cols);
     EXPECT_LE(arma::abs(PE - expected).max(), tolerance_for(expected.n_rows)) << name;
@@ -48,7 +51,9 @@ TEST(SinusoidalPositions, ArePairsOfSineAndCosine) {
   // sin² + cos² = 1 in every pair, at every position.
   const arma::mat PE2 = attn::sinusoidal_positions(40, 16);
   for (arma::uword i = 0; i < 8; ++i)
-    EXPECT_LE(arma::abs(arma::square(PE2.col(2 * i)) + arma::square(PE2.col(2 * i + 1)) - 1.0).max(), 1e-15);
+    EXPECT_LE(
+        arma::abs(arma::square(PE2.col(2 * i)) + arma::square(PE2.col(2 * i + 1)) - 1.0).max(),
+        1e-15);
 }
 
 TEST(SinusoidalPositions, ShiftIsARotationForEveryWidth) {
@@ -61,7 +66,8 @@ TEST(SinusoidalPositions, SimilarityDependsOnTheShiftOnly) {
     const arma::rowvec at0 = attn::sinusoidal_similarity(0, 30, d);
     EXPECT_NEAR(at0(0), d / 2.0, 1e-12);  // PE(p)·PE(p) = Σ (sin² + cos²) = d / 2
     for (arma::uword p : {1u, 17u, 90u})
-      EXPECT_LE(arma::abs(attn::sinusoidal_similarity(p, 30, d) - at0).max(), 1e-11) << d << " " << p;
+      EXPECT_LE(arma::abs(attn::sinusoidal_similarity(p, 30, d) - at0).max(), 1e-11)
+          << d << " " << p;
   }
 }
 
@@ -69,14 +75,20 @@ TEST(Rotary, EqualsNumpysInBothLayouts) {
   const auto blocks = numpy_blocks();
   int cases = 0;
   for (const auto& [name, X] : blocks) {
-    if (name.rfind("input ", 0) != 0) continue;
+    if (name.rfind("input ", 0) != 0)
+      continue;
     const std::string shape = name.substr(6);
     const arma::vec positions = blocks.at("positions " + shape).row(0).t();
     const double tolerance = tolerance_for(positions.max(), arma::abs(X).max());
-    EXPECT_LE(arma::abs(attn::rotary(X, positions) - blocks.at("rotary interleaved " + shape)).max(),
-              tolerance) << shape;
+    EXPECT_LE(
+        arma::abs(attn::rotary(X, positions) - blocks.at("rotary interleaved " + shape)).max(),
+        tolerance)
+        << shape;
     EXPECT_LE(arma::abs(attn::rotary(X, positions, attn::RotaryLayout::halves) -
-                        blocks.at("rotary halves " + shape)).max(), tolerance) << shape;
+                        blocks.at("rotary halves " + shape))
+                  .max(),
+              tolerance)
+        << shape;
     ++cases;
   }
   EXPECT_EQ(cases, 4) << "tests/data/numpy_positions.txt is missing or incomplete";
@@ -124,7 +136,8 @@ TEST_P(RotaryShapes, ScoresDependOnTheOffsetOnly) {
   const attn_test::Normals draw(static_cast<std::uint64_t>(n * 7 + m * 3 + d));
   const arma::mat Q = draw.normal(n, d), K = draw.normal(n, d);
   const arma::vec at = arma::randi<arma::vec>(n, arma::distr_param(0, 300));
-  for (double shift : {1.0, 13.0, 250.0}) EXPECT_LE(attn::rotary_shift_error(Q, K, at, shift), 1e-11);
+  for (double shift : {1.0, 13.0, 250.0})
+    EXPECT_LE(attn::rotary_shift_error(Q, K, at, shift), 1e-11);
   (void)m;
 }
 
@@ -145,7 +158,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, RotaryShapes,
                                            std::make_tuple(2, 9, 128)));
 
 // A scalar loss of attention's output, L = Σ Z ∘ R, for the gradient checks.
-double loss(const attn::Attention& a, const arma::mat& R) { return arma::accu(a.output % R); }
+double loss(const attn::Attention& a, const arma::mat& R) {
+  return arma::accu(a.output % R);
+}
 
 TEST(PositionGradients, AddedPositionsPassTheGradientThrough) {
   const attn_test::Normals draw(11);
@@ -161,7 +176,8 @@ TEST(PositionGradients, AddedPositionsPassTheGradientThrough) {
 
 TEST(PositionGradients, RotaryBackwardMatchesFiniteDifferences) {
   const attn_test::Normals draw(12);
-  const arma::mat Q = draw.normal(5, 4), K = draw.normal(5, 4), V = draw.normal(5, 3), R = draw.normal(5, 3);
+  const arma::mat Q = draw.normal(5, 4), K = draw.normal(5, 4), V = draw.normal(5, 3),
+                  R = draw.normal(5, 3);
   const arma::vec at = {0.0, 1.0, 2.0, 7.0, 30.0};
   const double c = attn::score_scale(4);
   const auto forward = [&](const arma::mat& q, const arma::mat& k) {
@@ -175,8 +191,10 @@ TEST(PositionGradients, RotaryBackwardMatchesFiniteDifferences) {
   const arma::mat dQ = attn::rotary_backward(g.dQ, at);
   const arma::mat dK = attn::rotary_backward(g.dK, at);
   //! [rotary-gradient]
-  const auto q_check = attn::check_gradient([&](const arma::mat& q) { return loss(forward(q, K), R); }, Q, dQ);
-  const auto k_check = attn::check_gradient([&](const arma::mat& k) { return loss(forward(Q, k), R); }, K, dK);
+  const auto q_check =
+      attn::check_gradient([&](const arma::mat& q) { return loss(forward(q, K), R); }, Q, dQ);
+  const auto k_check =
+      attn::check_gradient([&](const arma::mat& k) { return loss(forward(Q, k), R); }, K, dK);
   EXPECT_LT(q_check.max_relative_error, kTolerance) << "dQ entry " << q_check.worst_entry;
   EXPECT_LT(k_check.max_relative_error, kTolerance) << "dK entry " << k_check.worst_entry;
   for (auto layout : {attn::RotaryLayout::interleaved, attn::RotaryLayout::halves}) {
@@ -201,18 +219,24 @@ TEST(PositionErrors, SayWhatIsWrong) {
   EXPECT_THROW(attn::sinusoidal_positions(4, 0), attn::InputError);
   EXPECT_THROW(attn::sinusoidal_positions(0, 4), attn::InputError);
   EXPECT_THROW(attn::sinusoidal_positions(4, 4, 1.0), attn::InputError);
-  EXPECT_THROW(attn::rotary(arma::mat(2, 3, arma::fill::ones), arma::vec{0.0, 1.0}), attn::InputError);
-  EXPECT_EQ(message([] { attn::rotary(arma::mat(2, 2, arma::fill::ones), arma::vec{0.0, -1.0}); }),
+  EXPECT_THROW(attn::rotary(arma::mat(2, 3, arma::fill::ones), arma::vec{0.0, 1.0}),
+               attn::InputError);
+  EXPECT_EQ(message([] {
+              attn::rotary(arma::mat(2, 2, arma::fill::ones), arma::vec{0.0, -1.0});
+            }),
             "rotary: position -1 of row 1 is not a position (positions are finite and at least 0)");
   EXPECT_THROW(attn::rotary(arma::mat(2, 2, arma::fill::ones), arma::vec{0.0, arma::datum::nan}),
                attn::InputError);
-  EXPECT_EQ(message([] { attn::rotary(arma::mat(3, 2, arma::fill::ones), arma::vec{0.0, 1.0}); }),
+  EXPECT_EQ(message([] {
+              attn::rotary(arma::mat(3, 2, arma::fill::ones), arma::vec{0.0, 1.0});
+            }),
             "rotary: 2 positions for X (3 × 2), which needs one per row");
   arma::mat with_nan(2, 2, arma::fill::ones);
   with_nan(1, 0) = arma::datum::inf;
   EXPECT_THROW(attn::rotary(with_nan, arma::vec{0.0, 1.0}), attn::InputError);
-  EXPECT_THROW(attn::rotary_layout_error(arma::mat(2, 4), arma::mat(2, 6), arma::vec(2), arma::vec(2)),
-               attn::ShapeError);
+  EXPECT_THROW(
+      attn::rotary_layout_error(arma::mat(2, 4), arma::mat(2, 6), arma::vec(2), arma::vec(2)),
+      attn::ShapeError);
   EXPECT_THROW(attn::halves_from_interleaved(7), attn::InputError);
 }
 

@@ -64,7 +64,8 @@ RC_GTEST_PROP(SoftmaxProperties, RowsArePositiveOrZeroAndSumToOne, ()) {
 
 RC_GTEST_PROP(SoftmaxProperties, AddingAConstantToARowChangesNothing, ()) {
   const arma::mat S = matrix(size(6), size(9));
-  const double c = *rc::gen::map(rc::gen::inRange(-500000, 500001), [](int k) { return k / 1000.0; });
+  const double c =
+      *rc::gen::map(rc::gen::inRange(-500000, 500001), [](int k) { return k / 1000.0; });
   arma::mat shifted = S;
   shifted.row(0) += c;
   RC_ASSERT(largest_difference(attn::softmax_rows(shifted), attn::softmax_rows(S)) <= 1e-12);
@@ -86,7 +87,8 @@ RC_GTEST_PROP(MaskProperties, MaskedWeightsAreExactlyZero, ()) {
   const arma::mat S = matrix(n, n);
   const arma::mat W = attn::masked_softmax_rows(S, attn::Mask::causal(n));
   for (arma::uword i = 0; i < n; ++i) {
-    for (arma::uword j = i + 1; j < n; ++j) RC_ASSERT(W(i, j) == 0.0);
+    for (arma::uword j = i + 1; j < n; ++j)
+      RC_ASSERT(W(i, j) == 0.0);
   }
   RC_ASSERT(W(0, 0) == 1.0);
   RC_ASSERT(arma::abs(arma::sum(W, 1) - 1.0).max() <= 1e-12);

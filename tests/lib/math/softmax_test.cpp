@@ -11,7 +11,8 @@ const arma::mat kScores = {{0.2, 1.0, 0.7}, {-3.0, 0.0, 3.0}, {5.0, 5.0, 5.0}};
 
 TEST(Softmax, EveryRowSumsToOne) {
   const arma::mat w = attn::softmax_rows(kScores);
-  for (arma::uword i = 0; i < w.n_rows; ++i) EXPECT_NEAR(arma::accu(w.row(i)), 1.0, 1e-15);
+  for (arma::uword i = 0; i < w.n_rows; ++i)
+    EXPECT_NEAR(arma::accu(w.row(i)), 1.0, 1e-15);
   EXPECT_TRUE(arma::all(arma::vectorise(w) > 0.0));
 }
 
@@ -25,7 +26,8 @@ TEST(Softmax, KnownValues) {
 
 TEST(Softmax, EqualScoresGiveEqualWeights) {
   const arma::rowvec w = attn::softmax(arma::rowvec{5.0, 5.0, 5.0, 5.0});
-  for (double v : w) EXPECT_DOUBLE_EQ(v, 0.25);
+  for (double v : w)
+    EXPECT_DOUBLE_EQ(v, 0.25);
 }
 
 TEST(Softmax, AddingAConstantToARowChangesNothing) {

@@ -1,6 +1,6 @@
 // Streaming attention, the readable form (attn::streaming_attention): the online softmax block
-// by block equals the reference attend() on many shapes, block sizes, masks and extreme scores; and the
-// recurrence worked by hand.
+// by block equals the reference attend() on many shapes, block sizes, masks and extreme scores; and
+// the recurrence worked by hand.
 #include <attn/math/attention.hpp>
 #include <attn/math/mask.hpp>
 #include <attn/math/measure.hpp>
@@ -13,8 +13,8 @@
 
 #include <cmath>
 #include <limits>
-#include <vector>
 #include <tuple>
+#include <vector>
 
 namespace {
 
@@ -38,11 +38,13 @@ TEST(OnlineSoftmax, TheWorkedRecurrence) {
   EXPECT_NEAR(out(1), 0.984781, 5e-7);
   EXPECT_NEAR(steps[1].m + std::log(steps[1].l), 5.185182, 5e-7);
   // equal to the direct softmax of the same scores
-  const arma::rowvec w = arma::exp(scores - scores.max()) / arma::accu(arma::exp(scores - scores.max()));
+  const arma::rowvec w =
+      arma::exp(scores - scores.max()) / arma::accu(arma::exp(scores - scores.max()));
   EXPECT_LE(arma::abs(out - w * V).max(), 1e-15);
 }
 
-using Case = std::tuple<int, int, int, int, int, int>;  // n, m, d, bq, bk, mask (0 none, 1 causal, 2 padding)
+using Case = std::tuple<int, int, int, int, int,
+                        int>;  // n, m, d, bq, bk, mask (0 none, 1 causal, 2 padding)
 class StreamingShapes : public ::testing::TestWithParam<Case> {};
 
 TEST_P(StreamingShapes, EqualsTheReference) {
@@ -96,12 +98,15 @@ TEST(Merge, TwoHalvesOfTheKeysMakeTheWhole) {
   const attn_test::Normals draw(91);
   const arma::mat Q = draw.normal(37, 8), K = draw.normal(50, 8), V = draw.normal(50, 3);
   const attn::StreamingAttention whole = attn::streaming_attention(Q, K, V, 0.4);
-  const attn::StreamingAttention left = attn::streaming_attention(Q, K.rows(0, 19), V.rows(0, 19), 0.4);
-  const attn::StreamingAttention right = attn::streaming_attention(Q, K.rows(20, 49), V.rows(20, 49), 0.4);
+  const attn::StreamingAttention left =
+      attn::streaming_attention(Q, K.rows(0, 19), V.rows(0, 19), 0.4);
+  const attn::StreamingAttention right =
+      attn::streaming_attention(Q, K.rows(20, 49), V.rows(20, 49), 0.4);
   const attn::StreamingAttention merged = attn::merge(left, right);
   EXPECT_LE(relative_gap(merged.output, whole.output), 1e-12);
   EXPECT_LE(relative_gap(merged.log_sum_exp, whole.log_sum_exp), 1e-12);
-  EXPECT_THROW(attn::merge(left, attn::streaming_attention(Q.rows(0, 3), K, V, 0.4)), attn::ShapeError);
+  EXPECT_THROW(attn::merge(left, attn::streaming_attention(Q.rows(0, 3), K, V, 0.4)),
+               attn::ShapeError);
 }
 
 TEST(AttentionMemory, TheFormulasAtTheChaptersSize) {
@@ -129,8 +134,10 @@ TEST(Streaming, ScoresNear700NeitherOverflowNorVanish) {
 TEST(Streaming, RefusesWhatItCannotCompute) {
   const arma::mat Q(3, 2, arma::fill::ones), K(4, 2, arma::fill::ones), V(4, 1, arma::fill::ones);
   EXPECT_THROW(attn::streaming_attention(Q, K, V, 1.0, {}, {0, 4}), attn::InputError);
-  EXPECT_THROW(attn::streaming_attention(Q, arma::mat(4, 3, arma::fill::ones), V, 1.0), attn::ShapeError);
-  EXPECT_THROW(attn::streaming_attention(Q, K, arma::mat(5, 1, arma::fill::ones), 1.0), attn::ShapeError);
+  EXPECT_THROW(attn::streaming_attention(Q, arma::mat(4, 3, arma::fill::ones), V, 1.0),
+               attn::ShapeError);
+  EXPECT_THROW(attn::streaming_attention(Q, K, arma::mat(5, 1, arma::fill::ones), 1.0),
+               attn::ShapeError);
   arma::mat bad = Q;
   bad(1, 1) = arma::datum::nan;
   EXPECT_THROW(attn::streaming_attention(bad, K, V, 1.0), attn::InputError);
@@ -155,7 +162,7 @@ TEST(KVCache, ScoresNear700NeitherOverflowNorVanish) {
   cache.append(arma::rowvec{30.0}, arma::rowvec{1.0});
   cache.append(arma::rowvec{29.9}, arma::rowvec{3.0});
   const arma::rowvec z = cache.attend(arma::rowvec{25.0}, 1.0);  // scores 750 and 747.5
-  const double w = 1.0 / (1.0 + std::exp(-2.5));                  // the first key's weight
+  const double w = 1.0 / (1.0 + std::exp(-2.5));                 // the first key's weight
   EXPECT_NEAR(z(0), w * 1.0 + (1.0 - w) * 3.0, 1e-12);
 }
 

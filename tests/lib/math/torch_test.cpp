@@ -26,12 +26,13 @@ const std::map<std::string, arma::mat>& mha() {
 
 const arma::mat& at(const std::string& name) {
   const auto found = mha().find(name);
-  if (found == mha().end()) throw std::runtime_error("torch_multihead.txt has no case " + name);
+  if (found == mha().end())
+    throw std::runtime_error("torch_multihead.txt has no case " + name);
   return found->second;
 }
 
 attn::MultiHeadWeights torch_weights() {
-  return {3, at("W_Q"), at("W_K"), at("W_V"), at("W_O"),
+  return {3,         at("W_Q"), at("W_K"), at("W_V"), at("W_O"),
           at("b_Q"), at("b_K"), at("b_V"), at("b_O")};
 }
 
@@ -52,11 +53,12 @@ TEST(TorchMultiheadAttention, PlainOutputAndWeights) {
 }
 
 TEST(TorchMultiheadAttention, ItsBooleanAttnMaskMeansMayNot) {
-  const arma::umat blocked = arma::conv_to<arma::umat>::from(at("attn_mask causal (True = may not attend)"));
+  const arma::umat blocked =
+      arma::conv_to<arma::umat>::from(at("attn_mask causal (True = may not attend)"));
   const attn::Mask mask = attn::Mask::from_blocked(blocked);
   EXPECT_EQ(mask.picture(), attn::Mask::causal(5).picture());
-  const attn::MultiHead ours =
-      attn::multi_head_attention(at("input q"), at("input k"), at("input v"), torch_weights(), mask);
+  const attn::MultiHead ours = attn::multi_head_attention(at("input q"), at("input k"),
+                                                          at("input v"), torch_weights(), mask);
   EXPECT_LE(gap(ours.output, at("causal output")), kForward);
   EXPECT_LE(gap(attn::average_weights(ours), at("causal weights averaged")), kForward);
   for (arma::uword h = 0; h < 3; ++h)
@@ -67,12 +69,13 @@ TEST(TorchMultiheadAttention, KeyPaddingMaskForABatchOfTwoLengths) {
   const arma::uword lengths[] = {5, 3};
   for (arma::uword s = 0; s < 2; ++s) {
     const arma::mat x = at("padded input " + std::to_string(s));  // a copy: GCC 14 warns of a
-                                                                   // dangling reference otherwise
+                                                                  // dangling reference otherwise
     const attn::MultiHead ours =
         attn::multi_head_attention(x, x, x, torch_weights(), attn::Mask::padding(5, 5, lengths[s]));
     EXPECT_LE(gap(ours.output, at("padded output " + std::to_string(s))), kForward) << s;
     EXPECT_LE(gap(attn::average_weights(ours), at("padded weights averaged " + std::to_string(s))),
-              kForward) << s;
+              kForward)
+        << s;
   }
 }
 
@@ -81,7 +84,8 @@ TEST(TorchMultiheadAttention, EveryGradientEqualsAutograds) {
   const attn::Mask mask = attn::Mask::causal(5);
   const arma::mat q = at("input q"), k = at("input k"), v = at("input v");
   const attn::MultiHead forward = attn::multi_head_attention(q, k, v, W, mask);
-  const attn::MultiHeadGradients g = attn::multi_head_backward(q, k, v, W, forward, at("gradient R"));
+  const attn::MultiHeadGradients g =
+      attn::multi_head_backward(q, k, v, W, forward, at("gradient R"));
   EXPECT_LE(gap(g.d_query, at("gradient d_q")), kGradient);
   EXPECT_LE(gap(g.d_key, at("gradient d_k")), kGradient);
   EXPECT_LE(gap(g.d_value, at("gradient d_v")), kGradient);
@@ -112,22 +116,25 @@ class TorchScaledDotProduct : public ::testing::Test {
 
 TEST_F(TorchScaledDotProduct, IsCausalIsOurCausalMask) {
   EXPECT_LE(gap(attn::attend(q, k, v, scale, attn::Mask::causal(q.n_rows)).output,
-                sdpa.at("is_causal output")), kForward);
+                sdpa.at("is_causal output")),
+            kForward);
 }
 
 TEST_F(TorchScaledDotProduct, ItsBooleanMaskMeansMay) {
-  const attn::Mask mask =
-      attn::Mask::from_allowed(arma::conv_to<arma::umat>::from(sdpa.at("bool mask (True = may attend)")));
+  const attn::Mask mask = attn::Mask::from_allowed(
+      arma::conv_to<arma::umat>::from(sdpa.at("bool mask (True = may attend)")));
   EXPECT_EQ(mask.picture(), attn::Mask::causal(q.n_rows).picture());
   EXPECT_LE(gap(attn::attend(q, k, v, scale, mask).output, sdpa.at("bool mask output")), kForward);
 }
 
 TEST_F(TorchScaledDotProduct, AnAdditiveMaskOfZeroAndMinusInfinityIsTheSame) {
   const attn::Mask causal = attn::Mask::causal(q.n_rows);
-  EXPECT_LE(gap(attn::attend(q, k, v, scale, causal).output, sdpa.at("additive mask output")), kForward);
+  EXPECT_LE(gap(attn::attend(q, k, v, scale, causal).output, sdpa.at("additive mask output")),
+            kForward);
   // The additive form of our mask is the float mask that was given to PyTorch.
   const arma::mat add = causal.additive();
-  EXPECT_TRUE(arma::all(arma::vectorise((add == 0) == (sdpa.at("bool mask (True = may attend)") == 1))));
+  EXPECT_TRUE(
+      arma::all(arma::vectorise((add == 0) == (sdpa.at("bool mask (True = may attend)") == 1))));
 }
 
 }  // namespace
@@ -143,17 +150,25 @@ class TorchTransformer : public ::testing::Test {
   }
   static const arma::mat& block(const std::string& name) {
     const auto found = blocks().find(name);
-    if (found == blocks().end()) throw std::runtime_error("torch_transformer.txt has no " + name);
+    if (found == blocks().end())
+      throw std::runtime_error("torch_transformer.txt has no " + name);
     return found->second;
   }
   static attn::TransformerWeights weights() {
     const arma::mat c = block("config");
     attn::TransformerWeights w;
-    w.config = {arma::uword(c(0)), arma::uword(c(1)), arma::uword(c(2)), arma::uword(c(3)),
-                arma::uword(c(4)), arma::uword(c(5)), true};
+    w.config = {arma::uword(c(0)),
+                arma::uword(c(1)),
+                arma::uword(c(2)),
+                arma::uword(c(3)),
+                arma::uword(c(4)),
+                arma::uword(c(5)),
+                true};
     w.blocks.resize(w.config.layers);
-    for (attn::BlockWeights& b : w.blocks) b.attention.heads = w.config.heads;
-    for (attn::NamedParameter& p : attn::model_parameters(w)) *p.value = block("weight " + p.name);
+    for (attn::BlockWeights& b : w.blocks)
+      b.attention.heads = w.config.heads;
+    for (attn::NamedParameter& p : attn::model_parameters(w))
+      *p.value = block("weight " + p.name);
     return w;
   }
   static attn::PackedBatch batch() {
@@ -173,7 +188,8 @@ TEST_F(TorchTransformer, LossAndLogitsEqualPyTorch) {
 TEST_F(TorchTransformer, EveryGradientEqualsPyTorch) {
   attn::TransformerStep step = attn::transformer_step(weights(), batch());
   const std::vector<attn::NamedParameter> grads = attn::model_parameters(step.gradients);
-  EXPECT_EQ(grads.size(), 5 + 16 * step.gradients.blocks.size());  // E, 16 per block, LN_f, W_U, b_U
+  EXPECT_EQ(grads.size(),
+            5 + 16 * step.gradients.blocks.size());  // E, 16 per block, LN_f, W_U, b_U
   for (const attn::NamedParameter& g : grads)
     EXPECT_LE(gap(*g.value, block("gradient " + g.name)), kGradient) << g.name;
 }

@@ -1,7 +1,7 @@
 #include <attn/math/gradient_check.hpp>
-#include "normal_inputs.hpp"
 #include <attn/math/training.hpp>
 #include <attn/math/validate.hpp>
+#include "normal_inputs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,9 +21,11 @@ TEST(AttentionTargetLoss, GradientMatchesFiniteDifferences) {
   for (double decay : {0.0, 0.3}) {
     const attn::LossGradient g = attn::attention_target_loss(data, W_Q, W_K, decay);
     const auto dQ = attn::check_gradient(
-        [&](const arma::mat& m) { return attn::attention_target_loss(data, m, W_K, decay).loss; }, W_Q, g.dW_Q);
+        [&](const arma::mat& m) { return attn::attention_target_loss(data, m, W_K, decay).loss; },
+        W_Q, g.dW_Q);
     const auto dK = attn::check_gradient(
-        [&](const arma::mat& m) { return attn::attention_target_loss(data, W_Q, m, decay).loss; }, W_K, g.dW_K);
+        [&](const arma::mat& m) { return attn::attention_target_loss(data, W_Q, m, decay).loss; },
+        W_K, g.dW_K);
     EXPECT_LT(dQ.max_relative_error, 1e-6) << "decay " << decay;
     EXPECT_LT(dK.max_relative_error, 1e-6) << "decay " << decay;
   }
@@ -40,17 +42,20 @@ TEST(AttentionTargetLoss, UniformAttentionCostsLogN) {
 TEST(AttentionTargetLoss, RejectsBadExamples) {
   const arma::mat W(6, 3, arma::fill::ones);
   EXPECT_THROW(attn::attention_target_loss({}, W, W, 0.0), attn::InputError);
-  EXPECT_THROW(attn::attention_target_loss({{{}, arma::mat(2, 6, arma::fill::ones), 0, 2}}, W, W, 0.0),
-               attn::InputError);
-  EXPECT_THROW(attn::attention_target_loss({{{}, arma::mat(2, 5, arma::fill::ones), 0, 1}}, W, W, 0.0),
-               attn::ShapeError);
+  EXPECT_THROW(
+      attn::attention_target_loss({{{}, arma::mat(2, 6, arma::fill::ones), 0, 2}}, W, W, 0.0),
+      attn::InputError);
+  EXPECT_THROW(
+      attn::attention_target_loss({{{}, arma::mat(2, 5, arma::fill::ones), 0, 1}}, W, W, 0.0),
+      attn::ShapeError);
 }
 
 TEST(Adam, FindsTheMinimumOfAQuadratic) {
   arma::mat x = {{3.0, -2.0}};
   const arma::mat target = {{0.5, 1.5}};
   attn::Adam adam(0.1);
-  for (int step = 0; step < 500; ++step) adam.step({&x}, {2.0 * (x - target)});
+  for (int step = 0; step < 500; ++step)
+    adam.step({&x}, {2.0 * (x - target)});
   EXPECT_LT(arma::abs(x - target).max(), 1e-3);
 }
 

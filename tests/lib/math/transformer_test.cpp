@@ -31,8 +31,8 @@ attn::TransformerWeights random_model(const attn::TransformerConfig& c, std::uin
   attn::TransformerWeights w =
       attn::init_transformer(c, [&](arma::uword r, arma::uword k) { return draw.normal(r, k); });
   for (attn::NamedParameter& p : attn::model_parameters(w))
-    *p.value = draw.normal(p.value->n_rows, p.value->n_cols) * 0.5 + (p.name.find("gamma") !=
-                                                                      std::string::npos ? 1.0 : 0.0);
+    *p.value = draw.normal(p.value->n_rows, p.value->n_cols) * 0.5 +
+               (p.name.find("gamma") != std::string::npos ? 1.0 : 0.0);
   return w;
 }
 
@@ -94,7 +94,8 @@ TEST(Transformer, ParameterCountIsTheSumOfTheShapes) {
     c.layers = layers;
     attn::TransformerWeights w = random_model(c, 303);
     arma::uword total = 0;
-    for (const attn::NamedParameter& p : attn::model_parameters(w)) total += p.value->n_elem;
+    for (const attn::NamedParameter& p : attn::model_parameters(w))
+      total += p.value->n_elem;
     EXPECT_EQ(attn::parameter_count(c), total);
   }
 }
@@ -125,7 +126,8 @@ TEST(Transformer, GreedyDecodingStopsAtTheEndTokenOrTheLength) {
 TEST(Transformer, RefusesWhatDoesNotFit) {
   const attn::TransformerWeights w = random_model(small_config(), 306);
   EXPECT_THROW(attn::transformer_forward(w, {1, 7}, {0}), attn::InputError);  // token
-  EXPECT_THROW(attn::transformer_forward(w, arma::uvec(6, arma::fill::ones), {0}), attn::InputError);  // too long
+  EXPECT_THROW(attn::transformer_forward(w, arma::uvec(6, arma::fill::ones), {0}),
+               attn::InputError);  // too long
   EXPECT_NO_THROW(attn::transformer_forward(w, arma::uvec(6, arma::fill::ones), {0, 3}));
   EXPECT_THROW(attn::transformer_forward(w, {1, 2}, {1}), attn::InputError);  // starts
   EXPECT_THROW(attn::sentence_logits(w, arma::uvec(6, arma::fill::zeros)), attn::InputError);

@@ -18,8 +18,9 @@ TEST(Validate, FiniteCheckNamesTheOperandAndEntry) {
     attn::require_finite("W_Q", m);
     FAIL() << "infinity accepted";
   } catch (const attn::InputError& e) {
-    EXPECT_STREQ(e.what(), "W_Q has a non-finite entry -inf at row 0, column 1: attention is "
-                           "defined on finite numbers only");
+    EXPECT_STREQ(e.what(),
+                 "W_Q has a non-finite entry -inf at row 0, column 1: attention is "
+                 "defined on finite numbers only");
   }
   EXPECT_NO_THROW(attn::require_finite("ok", arma::mat(2, 2, arma::fill::ones)));
 }

@@ -32,12 +32,15 @@ TEST(BadInput, NumpyRoundKeepsNaNAndInfinities) {
 
 TEST(BadInput, NumpyRoundNamesDecimalsOutOfRange) {
   // 10^400 is not a double: every result would have been inf / inf = NaN.
-  EXPECT_TRUE(ThrowsNaming<std::invalid_argument>([] { attn::numpy::round(1.5, 400); },
-                                                  "decimals = 400"));
-  EXPECT_TRUE(ThrowsNaming<std::invalid_argument>([] { attn::numpy::round(1.5, -1); },
-                                                  "decimals = -1"));
+  EXPECT_TRUE(
+      ThrowsNaming<std::invalid_argument>([] { attn::numpy::round(1.5, 400); }, "decimals = 400"));
+  EXPECT_TRUE(
+      ThrowsNaming<std::invalid_argument>([] { attn::numpy::round(1.5, -1); }, "decimals = -1"));
   EXPECT_TRUE(ThrowsNaming<std::invalid_argument>(
-      [] { attn::numpy::round(arma::mat{{1.0, 2.0}}, 309); }, "decimals = 309"));
+      [] {
+        attn::numpy::round(arma::mat{{1.0, 2.0}}, 309);
+      },
+      "decimals = 309"));
   EXPECT_EQ(attn::numpy::round(1.5, 308), 1.5);  // the largest accepted
 }
 
@@ -68,12 +71,12 @@ TEST(BadInput, NumpyNormalOfNoEntriesDrawsNothing) {
 }
 
 TEST(BadInput, NumpySeedTextThatIsNotANumberIsQuoted) {
-  EXPECT_TRUE(ThrowsNaming<std::invalid_argument>([] { attn::numpy::default_rng("nan"); },
-                                                  "\"nan\""));
-  EXPECT_TRUE(ThrowsNaming<std::invalid_argument>([] { attn::numpy::default_rng("-inf"); },
-                                                  "\"-inf\""));
-  EXPECT_TRUE(ThrowsNaming<std::invalid_argument>([] { static_cast<void>(attn::numpy::SeedSequence(std::string())); },
-                                                  "empty string"));
+  EXPECT_TRUE(
+      ThrowsNaming<std::invalid_argument>([] { attn::numpy::default_rng("nan"); }, "\"nan\""));
+  EXPECT_TRUE(
+      ThrowsNaming<std::invalid_argument>([] { attn::numpy::default_rng("-inf"); }, "\"-inf\""));
+  EXPECT_TRUE(ThrowsNaming<std::invalid_argument>(
+      [] { static_cast<void>(attn::numpy::SeedSequence(std::string())); }, "empty string"));
 }
 
 }  // namespace

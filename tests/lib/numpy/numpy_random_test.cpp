@@ -1,5 +1,6 @@
 // Checks attn::numpy against numpy 1.24.2: the check values quoted in the appendix page
-// (docs/appendix_numpy_random.md) and the fixtures written by tests/data/generate_random_fixtures.py.
+// (docs/appendix_numpy_random.md) and the fixtures written by
+// tests/data/generate_random_fixtures.py.
 #include "attn/numpy/numpy_random.hpp"
 
 #include <gtest/gtest.h>
@@ -41,19 +42,23 @@ std::string fixture_path(const std::string& relative) {
 std::vector<std::string> read_fixture_lines(const std::string& relative) {
   const std::string path = fixture_path(relative);
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open fixture " + path);
+  if (!in)
+    throw std::runtime_error("cannot open fixture " + path);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line[0] != '#') lines.push_back(line);
+    if (!line.empty() && line[0] != '#')
+      lines.push_back(line);
   }
-  if (lines.empty()) throw std::runtime_error("fixture has no values: " + path);
+  if (lines.empty())
+    throw std::runtime_error("fixture has no values: " + path);
   return lines;
 }
 
 std::uint64_t parse_hex_u64(const std::string& text) {
   std::size_t used = 0;
   const std::uint64_t value = std::stoull(text, &used, 16);  // accepts the 0x prefix
-  if (used != text.size()) throw std::runtime_error("bad hex integer: " + text);
+  if (used != text.size())
+    throw std::runtime_error("bad hex integer: " + text);
   return value;
 }
 
@@ -69,23 +74,29 @@ UInt128 parse_hex_u128(const std::string& text) {
 double parse_hex_double(const std::string& text) {
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size()) throw std::runtime_error("bad hex float: " + text);
+  if (end != text.c_str() + text.size())
+    throw std::runtime_error("bad hex float: " + text);
   return value;
 }
 
 std::vector<double> read_doubles(const std::string& relative) {
   std::vector<double> values;
-  for (const std::string& line : read_fixture_lines(relative)) values.push_back(parse_hex_double(line));
+  for (const std::string& line : read_fixture_lines(relative))
+    values.push_back(parse_hex_double(line));
   return values;
 }
 
-std::vector<std::string> fixture_seeds() { return read_fixture_lines("seeds.txt"); }
+std::vector<std::string> fixture_seeds() {
+  return read_fixture_lines("seeds.txt");
+}
 
 std::string seed_file(const std::string& seed, const std::string& name) {
   return "seed_" + seed + "/" + name;
 }
 
-bool bit_identical(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
+bool bit_identical(double a, double b) {
+  return std::memcmp(&a, &b, sizeof(double)) == 0;
+}
 
 bool within_relative(double actual, double expected, double tolerance) {
   return std::fabs(actual - expected) <= tolerance * std::fabs(expected);
@@ -142,7 +153,8 @@ TEST(NumpyRandomSeed, DecimalAndIntegerSeedsGiveTheSameState) {
                                  std::numeric_limits<std::uint64_t>::max()};
   for (std::uint64_t seed : seeds) {
     SCOPED_TRACE(seed);
-    EXPECT_EQ(SeedSequence(seed).entropy_words(), SeedSequence(std::to_string(seed)).entropy_words());
+    EXPECT_EQ(SeedSequence(seed).entropy_words(),
+              SeedSequence(std::to_string(seed)).entropy_words());
     EXPECT_EQ(SeedSequence(seed).generate_state_u64(4),
               SeedSequence(std::to_string(seed)).generate_state_u64(4));
   }
@@ -234,8 +246,10 @@ NormalComparison compare_normals(const std::string& seed) {
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const double actual = rng.normal();
     ++result.total;
-    if (bit_identical(actual, expected[i])) ++result.bit_identical;
-    if (std::fabs(expected[i]) > kZigguratTailStart) ++result.tail_draws;
+    if (bit_identical(actual, expected[i]))
+      ++result.bit_identical;
+    if (std::fabs(expected[i]) > kZigguratTailStart)
+      ++result.tail_draws;
     if (!within_relative(actual, expected[i], kNormalRelativeTolerance) && reported++ < 5) {
       ADD_FAILURE() << "seed " << seed << " normal " << i << ": got " << actual << ", numpy "
                     << expected[i];
@@ -277,11 +291,13 @@ TEST(NumpyRandomFixtures, NormalsConsumeTheSameNumberOfRawOutputs) {
     EXPECT_GT(consumed, normal_count) << "no wedge or tail draw: slow paths untested";
 
     Generator rng = default_rng(seed);
-    for (std::size_t i = 0; i < normal_count; ++i) rng.normal();
+    for (std::size_t i = 0; i < normal_count; ++i)
+      rng.normal();
     EXPECT_EQ(rng.next_uint64(), next_raw);
 
     Generator raw = default_rng(seed);
-    for (std::size_t i = 0; i < consumed; ++i) raw.next_uint64();
+    for (std::size_t i = 0; i < consumed; ++i)
+      raw.next_uint64();
     EXPECT_EQ(raw.next_uint64(), next_raw) << "fixture's consumed count is inconsistent";
   }
 }
@@ -302,7 +318,8 @@ TEST(NumpyRandomFixtures, MatrixIsFilledInCOrder) {
   }
   // The matrix continues the same stream as scalar draws would.
   Generator scalar = default_rng(0);
-  for (std::size_t i = 0; i < 12; ++i) scalar.normal();
+  for (std::size_t i = 0; i < 12; ++i)
+    scalar.normal();
   EXPECT_EQ(rng.next_uint64(), scalar.next_uint64());
 }
 

@@ -35,9 +35,9 @@ struct ChapterInfo {
 
 /// \brief What a chapter's story is handed: where to print, what to check, how to draw.
 struct Chapter {
-  std::ostream& out;       ///< the story and its numbers (stdout).
-  ArticleChecks& checks;   ///< the article's numbers, checked as the story goes.
-  Plotter& plots;          ///< the chapter's figures.
+  std::ostream& out;      ///< the story and its numbers (stdout).
+  ArticleChecks& checks;  ///< the article's numbers, checked as the story goes.
+  Plotter& plots;         ///< the chapter's figures.
   /// Diagnostics that are not part of the story, such as figures that vary with the machine's
   /// rounding (stderr); the golden tests compare stdout only.
   std::ostream& log;

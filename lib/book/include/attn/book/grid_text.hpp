@@ -89,5 +89,4 @@ std::vector<std::string> split_words(const std::string& sentence);
 /// \throws std::invalid_argument listing the valid tokens if \p token is not one of them.
 arma::uword token_index(const std::vector<std::string>& tokens, const std::string& token);
 
-
 }  // namespace attn

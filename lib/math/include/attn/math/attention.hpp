@@ -99,13 +99,13 @@ double score_scale(arma::uword d_k);
 
 /// \brief Scaled dot-product attention, the equation of "Attention Is All You Need":
 ///
-/// \f[ \mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V \f]
+/// \f[ \mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V
+/// \f]
 ///
 /// \param Q queries `(n × d_k)`. \param K keys `(m × d_k)`. \param V values `(m × d_v)`.
 /// \return scores (already divided by \f$\sqrt{d_k}\f$) and weights `(n × m)`, output `(n × d_v)`.
 /// \throws ShapeError, InputError as attend() does.
-Attention scaled_dot_product_attention(const arma::mat& Q, const arma::mat& K,
-                                       const arma::mat& V);
+Attention scaled_dot_product_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V);
 
 /// \brief The three learned matrices of one attention head.
 struct Projections {

@@ -2,10 +2,10 @@
 /// \brief Attention's backward pass: how a change in the output flows back to Q, K, V, to the
 ///        projection matrices and to the embeddings.
 ///
-/// Notation: the forward pass is \f$S = c\,Q K^\top\f$, \f$W = \mathrm{softmax}_{\text{rows}}(S)\f$,
-/// \f$Z = W V\f$ (attend()). Given the gradient of a loss with respect to the output,
-/// \f$\bar Z = \partial L / \partial Z\f$, these functions return the gradients with respect to
-/// the inputs, written with a bar.
+/// Notation: the forward pass is \f$S = c\,Q K^\top\f$, \f$W =
+/// \mathrm{softmax}_{\text{rows}}(S)\f$, \f$Z = W V\f$ (attend()). Given the gradient of a loss
+/// with respect to the output, \f$\bar Z = \partial L / \partial Z\f$, these functions return the
+/// gradients with respect to the inputs, written with a bar.
 #pragma once
 
 #include "attn/math/attention.hpp"
@@ -81,8 +81,8 @@ AttentionGradients attend_backward(const arma::mat& Q, const arma::mat& K, const
 
 /// \brief Gradients of self_attention() with respect to the embeddings and the projections.
 struct SelfAttentionGradients {
-  arma::mat dX;        ///< `X̄: (n × d_model)`
-  Projections dW;      ///< `W̄_Q, W̄_K: (d_model × d_k)`, `W̄_V: (d_model × d_v)`
+  arma::mat dX;    ///< `X̄: (n × d_model)`
+  Projections dW;  ///< `W̄_Q, W̄_K: (d_model × d_k)`, `W̄_V: (d_model × d_v)`
 };
 
 /// \brief Backward pass through the projections \f$Q = X W_Q\f$, \f$K = X W_K\f$, \f$V = X W_V\f$.

@@ -20,11 +20,11 @@ struct FitSettings {
 
 /// \brief The trained matrices and how training went.
 struct HeadFit {
-  arma::mat W_Q;               ///< `(d_model × d_k)`, trained.
-  arma::mat W_K;               ///< `(d_model × d_k)`, trained.
-  std::vector<double> losses;  ///< the loss before every update, then after the last one.
-  double final_gradient = 0.0; ///< \f$\lVert \nabla L \rVert\f$ where training stopped.
-  bool converged = false;      ///< true when the gradient rule stopped it, not the step limit.
+  arma::mat W_Q;                ///< `(d_model × d_k)`, trained.
+  arma::mat W_K;                ///< `(d_model × d_k)`, trained.
+  std::vector<double> losses;   ///< the loss before every update, then after the last one.
+  double final_gradient = 0.0;  ///< \f$\lVert \nabla L \rVert\f$ where training stopped.
+  bool converged = false;       ///< true when the gradient rule stopped it, not the step limit.
 };
 
 /// \brief The size of the whole gradient, both matrices together:

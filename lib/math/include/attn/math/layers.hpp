@@ -9,9 +9,9 @@ namespace attn {
 
 /// \brief What layer_norm() computes, with what its backward pass needs.
 struct LayerNorm {
-  arma::mat y;         ///< `(n × d)`: \f$y = \gamma \odot \hat{x} + \beta\f$ row by row.
-  arma::mat x_hat;     ///< `(n × d)`: \f$\hat{x} = (x - \mu) / \sigma\f$.
-  arma::vec inv_std;   ///< `(n)`: \f$1/\sigma = 1/\sqrt{\mathrm{var}(x) + \epsilon}\f$ per row.
+  arma::mat y;        ///< `(n × d)`: \f$y = \gamma \odot \hat{x} + \beta\f$ row by row.
+  arma::mat x_hat;    ///< `(n × d)`: \f$\hat{x} = (x - \mu) / \sigma\f$.
+  arma::vec inv_std;  ///< `(n)`: \f$1/\sigma = 1/\sqrt{\mathrm{var}(x) + \epsilon}\f$ per row.
 };
 
 /// \brief Layer norm of each row, as PyTorch's `nn.LayerNorm(d)` computes it:
@@ -27,9 +27,9 @@ LayerNorm layer_norm(const arma::mat& x, const arma::rowvec& gamma, const arma::
 
 /// \brief The gradients of a loss through layer_norm().
 struct LayerNormGradients {
-  arma::mat dx;          ///< `(n × d)`.
-  arma::rowvec dgamma;   ///< `(1 × d)`: \f$\sum_i \partial L/\partial y_i \odot \hat{x}_i\f$.
-  arma::rowvec dbeta;    ///< `(1 × d)`: \f$\sum_i \partial L/\partial y_i\f$.
+  arma::mat dx;         ///< `(n × d)`.
+  arma::rowvec dgamma;  ///< `(1 × d)`: \f$\sum_i \partial L/\partial y_i \odot \hat{x}_i\f$.
+  arma::rowvec dbeta;   ///< `(1 × d)`: \f$\sum_i \partial L/\partial y_i\f$.
 };
 
 /// \brief The backward pass of layer_norm(): with \f$g = \gamma \odot \partial L/\partial y\f$
@@ -47,8 +47,8 @@ LayerNormGradients layer_norm_backward(const LayerNorm& forward, const arma::row
 
 /// \brief The mean cross-entropy of the next token and its gradient.
 struct CrossEntropy {
-  double loss = 0.0;    ///< \f$-\frac{1}{n}\sum_i \log \mathrm{softmax}(z_i)_{t_i}\f$.
-  arma::mat dlogits;    ///< `(n × V)`: \f$(\mathrm{softmax}(z_i) - e_{t_i}) / n\f$.
+  double loss = 0.0;  ///< \f$-\frac{1}{n}\sum_i \log \mathrm{softmax}(z_i)_{t_i}\f$.
+  arma::mat dlogits;  ///< `(n × V)`: \f$(\mathrm{softmax}(z_i) - e_{t_i}) / n\f$.
 };
 
 /// \brief Cross-entropy of logits against target tokens, as PyTorch's `F.cross_entropy`
@@ -61,11 +61,11 @@ struct CrossEntropy {
 CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets);
 
 /// \brief GELU, as PyTorch's `nn.GELU()` computes it (the exact form):
-///        \f$\mathrm{gelu}(x) = x\,\Phi(x) = \tfrac{x}{2}\bigl(1 + \mathrm{erf}(x/\sqrt{2})\bigr)\f$,
-///        entry by entry.
+///        \f$\mathrm{gelu}(x) = x\,\Phi(x) = \tfrac{x}{2}\bigl(1 +
+///        \mathrm{erf}(x/\sqrt{2})\bigr)\f$, entry by entry.
 /// NaN gives NaN where it is, \f$+\infty\f$ gives \f$+\infty\f$ and \f$-\infty\f$ gives 0 (the
-/// limit; \f$x\,\Phi(x)\f$ would be \f$-\infty \cdot 0\f$ there); an empty \p x gives an empty result.
-/// \param x any shape. \return the same shape.
+/// limit; \f$x\,\Phi(x)\f$ would be \f$-\infty \cdot 0\f$ there); an empty \p x gives an empty
+/// result. \param x any shape. \return the same shape.
 arma::mat gelu(const arma::mat& x);
 
 /// \brief The standard normal distribution function entry by entry,
@@ -76,10 +76,10 @@ arma::mat normal_cdf(const arma::mat& x);
 
 /// \brief The weights of a transformer block's two-layer MLP.
 struct FeedForwardWeights {
-  arma::mat W1;      ///< `(d × h)`.
-  arma::rowvec b1;   ///< `(1 × h)`.
-  arma::mat W2;      ///< `(h × d)`.
-  arma::rowvec b2;   ///< `(1 × d)`.
+  arma::mat W1;     ///< `(d × h)`.
+  arma::rowvec b1;  ///< `(1 × h)`.
+  arma::mat W2;     ///< `(h × d)`.
+  arma::rowvec b2;  ///< `(1 × d)`.
 };
 
 /// \brief What feed_forward() computes, with what its backward pass needs.
@@ -90,18 +90,17 @@ struct FeedForward {
   arma::mat y;       ///< `(n × d)`: \f$\text{hidden}\,W_2 + b_2\f$.
 };
 
-/// \brief The MLP of a transformer block, row by row: \f$y = \mathrm{gelu}(x W_1 + b_1) W_2 + b_2\f$.
-/// \param x `(n × d)`. \param W the weights.
-/// \return the output and the intermediate values.
-/// \throws ShapeError naming both shapes when they do not fit.
-/// \throws InputError if \p x is empty, or \p x or a weight holds a NaN or an infinity (it is
+/// \brief The MLP of a transformer block, row by row: \f$y = \mathrm{gelu}(x W_1 + b_1) W_2 +
+/// b_2\f$. \param x `(n × d)`. \param W the weights. \return the output and the intermediate
+/// values. \throws ShapeError naming both shapes when they do not fit. \throws InputError if \p x
+/// is empty, or \p x or a weight holds a NaN or an infinity (it is
 ///         named).
 FeedForward feed_forward(const arma::mat& x, const FeedForwardWeights& W);
 
 /// \brief The gradients of a loss through feed_forward().
 struct FeedForwardGradients {
-  arma::mat dx;                       ///< `(n × d)`.
-  FeedForwardWeights dW;              ///< one gradient per weight, each of its weight's shape.
+  arma::mat dx;           ///< `(n × d)`.
+  FeedForwardWeights dW;  ///< one gradient per weight, each of its weight's shape.
 };
 
 /// \brief The backward pass of feed_forward(), with

@@ -31,7 +31,7 @@ Spread measure_spread(const arma::mat& q, const arma::mat& k);
 
 /// \brief How decided one row of softmax weights is.
 struct Sharpness {
-  double max_weight = 0.0;     ///< \f$\max_j w_j\f$: 1 for a one-hot pick, \f$1/m\f$ for uniform.
+  double max_weight = 0.0;  ///< \f$\max_j w_j\f$: 1 for a one-hot pick, \f$1/m\f$ for uniform.
   /// \f$-\sum_j w_j \ln w_j\f$ in nats: 0 for a one-hot pick, \f$\ln m\f$ for uniform.
   double entropy = 0.0;
   double jacobian_norm = 0.0;  ///< \f$\lVert J \rVert_F\f$: how much gradient reaches the scores.

@@ -17,7 +17,8 @@ namespace attn {
 
 /// \brief The sinusoidal position encoding of positions \f$0 \dots n-1\f$.
 ///
-/// \f[ PE_{p,\,2i} = \sin\!\big(p / b^{2i/d}\big), \qquad PE_{p,\,2i+1} = \cos\!\big(p / b^{2i/d}\big),
+/// \f[ PE_{p,\,2i} = \sin\!\big(p / b^{2i/d}\big), \qquad PE_{p,\,2i+1} = \cos\!\big(p /
+/// b^{2i/d}\big),
 ///     \qquad b = 10000 \f]
 /// Added to the embeddings, \f$X + PE\f$, it makes the same word at two positions two different
 /// rows. For every pair of columns, \f$PE_{p+k}\f$ is \f$PE_p\f$ rotated by the angle
@@ -47,15 +48,15 @@ enum class RotaryLayout {
 ///
 /// For the pair \f$(x, y)\f$ of pair index \f$i\f$:
 /// \f[ \begin{pmatrix} x' \\ y' \end{pmatrix} =
-///     \begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i \end{pmatrix}
-///     \begin{pmatrix} x \\ y \end{pmatrix} \f]
+///     \begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i
+///     \end{pmatrix} \begin{pmatrix} x \\ y \end{pmatrix} \f]
 /// Applied to queries and keys (not values), it makes every score depend on the positions only
-/// through their offset: \f$\mathrm{rope}(q, m) \cdot \mathrm{rope}(k, n) = q^\top R_{(n-m)\theta}\, k\f$.
-/// \param X `(n × d)`, one row per token. \param positions `(n)`, the position of each row.
-/// \param layout which columns are paired. \param base \f$b\f$ of rotary_frequencies().
-/// \return `(n × d)`, the rotated rows.
-/// \throws ShapeError if \p positions does not have one entry per row of \p X.
-/// \throws InputError if \p d is zero or odd, \p X is empty or holds a NaN or an infinity,
+/// through their offset: \f$\mathrm{rope}(q, m) \cdot \mathrm{rope}(k, n) = q^\top
+/// R_{(n-m)\theta}\, k\f$. \param X `(n × d)`, one row per token. \param positions `(n)`, the
+/// position of each row. \param layout which columns are paired. \param base \f$b\f$ of
+/// rotary_frequencies(). \return `(n × d)`, the rotated rows. \throws ShapeError if \p positions
+/// does not have one entry per row of \p X. \throws InputError if \p d is zero or odd, \p X is
+/// empty or holds a NaN or an infinity,
 ///         a position is negative or not finite (the message names it), or \p base is not a
 ///         finite number greater than 1.
 arma::mat rotary(const arma::mat& X, const arma::vec& positions,
@@ -94,8 +95,8 @@ arma::uvec halves_from_interleaved(arma::uword d);
 double largest_shift_error(arma::uword positions, arma::uword shifts, arma::uword d_model);
 
 /// \brief The similarity of two sinusoidal encodings \p shift positions apart,
-///        \f$PE_p \cdot PE_{p+k} = \sum_i \cos(k\,\theta_i)\f$, for \f$k = 0 \dots\f$ \p shifts − 1:
-///        computed from the encodings, it is the same for every \p p.
+///        \f$PE_p \cdot PE_{p+k} = \sum_i \cos(k\,\theta_i)\f$, for \f$k = 0 \dots\f$ \p shifts −
+///        1: computed from the encodings, it is the same for every \p p.
 /// \param p the first position. \param shifts how many \f$k\f$. \param d_model the width.
 /// \return `(1 × shifts)`.
 /// \throws InputError as sinusoidal_positions() does, or if \p shifts is zero.

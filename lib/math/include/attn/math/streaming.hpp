@@ -36,8 +36,8 @@ struct StreamingBlocks {
 
 /// \brief What the streaming pass returns.
 struct StreamingAttention {
-  arma::mat output;         ///< `Z: (n × d_v)`, equal to attend()'s output.
-  arma::vec log_sum_exp;    ///< `(n)`: \f$\log \sum_j e^{s_{ij}}\f$ over the allowed keys.
+  arma::mat output;       ///< `Z: (n × d_v)`, equal to attend()'s output.
+  arma::vec log_sum_exp;  ///< `(n)`: \f$\log \sum_j e^{s_{ij}}\f$ over the allowed keys.
 };
 
 /// \brief \f$Z = \mathrm{softmax}(c\,Q K^\top)\,V\f$, computed block by block with the online
@@ -109,9 +109,9 @@ StreamingAttention merge(const StreamingAttention& a, const StreamingAttention& 
 
 /// \brief The work the streaming pass does on one block of keys for one block of queries.
 enum class BlockWork : arma::uword {
-  skipped = 0,         ///< every pair in it is masked: never computed.
-  partly_masked = 1,   ///< computed, with its masked scores set to \f$-\infty\f$.
-  whole = 2,           ///< computed, nothing masked.
+  skipped = 0,        ///< every pair in it is masked: never computed.
+  partly_masked = 1,  ///< computed, with its masked scores set to \f$-\infty\f$.
+  whole = 2,          ///< computed, nothing masked.
 };
 
 /// \brief The plan of a streaming pass: for each block of queries (rows) and block of keys
@@ -124,9 +124,9 @@ arma::umat streaming_schedule(arma::uword n, arma::uword keys, const StreamingMa
 
 /// \brief One step of the online softmax for one query, for showing the recurrence by hand.
 struct OnlineStep {
-  double m;         ///< the running maximum after the block.
-  double l;         ///< the running sum \f$\ell\f$ after the block.
-  arma::rowvec O;   ///< the unnormalised output after the block, `(1 × d_v)`.
+  double m;        ///< the running maximum after the block.
+  double l;        ///< the running sum \f$\ell\f$ after the block.
+  arma::rowvec O;  ///< the unnormalised output after the block, `(1 × d_v)`.
 };
 
 /// \brief The online softmax of one row of scores against \p V, block by block.

@@ -26,37 +26,36 @@ struct LossGradient {
 
 /// \brief Cross-entropy of each example's query row against its target, plus weight decay.
 ///
-/// With \f$W^{(s)} = \mathrm{softmax}_{\text{rows}}\!\big((X_s W_Q)(X_s W_K)^\top / \sqrt{d_k}\big)\f$
-/// for example \f$s\f$ of \f$N\f$:
-/// \f[ L = -\frac{1}{N} \sum_s \log W^{(s)}_{q_s t_s}
+/// With \f$W^{(s)} = \mathrm{softmax}_{\text{rows}}\!\big((X_s W_Q)(X_s W_K)^\top /
+/// \sqrt{d_k}\big)\f$ for example \f$s\f$ of \f$N\f$: \f[ L = -\frac{1}{N} \sum_s \log W^{(s)}_{q_s
+/// t_s}
 ///       + \frac{\lambda}{2}\left(\lVert W_Q \rVert_F^2 + \lVert W_K \rVert_F^2\right) \f]
 ///
 /// The first term rewards weight on the target; the second keeps the matrices small, so the
 /// head settles where a larger weight on the target no longer pays for larger matrices,
 /// instead of growing until softmax is one-hot. Gradients go through weights_backward() and
 /// projections_backward().
-/// \param examples the training sentences. \param W_Q `(d_model × d_k)`. \param W_K `(d_model × d_k)`.
-/// \param weight_decay \f$\lambda \ge 0\f$.
-/// \return \f$L\f$ and its gradients.
-/// \throws InputError if \p examples is empty, an index is not a row of its sentence,
+/// \param examples the training sentences. \param W_Q `(d_model × d_k)`. \param W_K `(d_model ×
+/// d_k)`. \param weight_decay \f$\lambda \ge 0\f$. \return \f$L\f$ and its gradients. \throws
+/// InputError if \p examples is empty, an index is not a row of its sentence,
 ///         \p weight_decay is negative, NaN or infinite, \p W_Q, \p W_K or an example's `X`
 ///         holds a NaN or an infinity (it is named), or a target's weight underflows to 0
 ///         (the loss would be infinite).
 /// \throws ShapeError if an example's `X` does not have `d_model` columns (both shapes named).
 LossGradient attention_target_loss(const std::vector<AttentionExample>& examples,
-                                   const arma::mat& W_Q, const arma::mat& W_K,
-                                   double weight_decay);
+                                   const arma::mat& W_Q, const arma::mat& W_K, double weight_decay);
 
 /// \brief The Adam optimiser (Kingma and Ba, 2015), one moment pair per parameter matrix.
 ///
 /// For each parameter \f$\theta\f$ with gradient \f$g\f$, at step \f$t\f$:
 /// \f[ m \leftarrow \beta_1 m + (1-\beta_1) g, \quad v \leftarrow \beta_2 v + (1-\beta_2) g^2,
-///     \quad \theta \leftarrow \theta - \eta \, \frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} + \epsilon} \f]
+///     \quad \theta \leftarrow \theta - \eta \, \frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} +
+///     \epsilon} \f]
 class Adam {
  public:
-  /// \brief \param learning_rate \f$\eta\f$. \param beta1 \f$\beta_1\f$. \param beta2 \f$\beta_2\f$.
-  /// \param epsilon \f$\epsilon\f$.
-  /// \throws InputError unless \p learning_rate is finite and at least 0, \p beta1 and
+  /// \brief \param learning_rate \f$\eta\f$. \param beta1 \f$\beta_1\f$. \param beta2
+  /// \f$\beta_2\f$. \param epsilon \f$\epsilon\f$. \throws InputError unless \p learning_rate is
+  /// finite and at least 0, \p beta1 and
   ///         \p beta2 are in [0, 1), and \p epsilon is finite and positive (NaN fails each).
   explicit Adam(double learning_rate, double beta1 = 0.9, double beta2 = 0.999,
                 double epsilon = 1e-8);

@@ -17,12 +17,12 @@
 /// token after \f$t_i\f$.
 #pragma once
 
-#include "attn/math/layers.hpp"
-#include "attn/math/multi_head.hpp"
 #include <armadillo>
 #include <functional>
 #include <string>
 #include <vector>
+#include "attn/math/layers.hpp"
+#include "attn/math/multi_head.hpp"
 
 namespace attn {
 
@@ -117,21 +117,21 @@ arma::uvec positions_in_sentences(arma::uword rows, const arma::uvec& starts);
 
 /// \brief One block's forward pass, kept for its backward pass.
 struct BlockForward {
-  arma::mat input;      ///< `(N × d)`: \f$x^{(l)}\f$.
-  LayerNorm ln1;        ///< the normalised input to attention.
+  arma::mat input;                   ///< `(N × d)`: \f$x^{(l)}\f$.
+  LayerNorm ln1;                     ///< the normalised input to attention.
   std::vector<MultiHead> attention;  ///< per sentence: every head's weights and the output.
-  arma::mat middle;     ///< `(N × d)`: \f$u\f$, after the attention branch is added.
-  LayerNorm ln2;        ///< the normalised input to the MLP.
-  FeedForward mlp;      ///< the MLP's values.
-  arma::mat output;     ///< `(N × d)`: \f$x^{(l+1)}\f$.
+  arma::mat middle;                  ///< `(N × d)`: \f$u\f$, after the attention branch is added.
+  LayerNorm ln2;                     ///< the normalised input to the MLP.
+  FeedForward mlp;                   ///< the MLP's values.
+  arma::mat output;                  ///< `(N × d)`: \f$x^{(l+1)}\f$.
 };
 
 /// \brief A whole forward pass.
 struct TransformerForward {
-  arma::mat x0;                     ///< `(N × d)`: embeddings plus positions.
-  std::vector<BlockForward> blocks; ///< one per block.
-  LayerNorm ln_f;                   ///< the final layer norm.
-  arma::mat logits;                 ///< `(N × V)`: \f$z\f$.
+  arma::mat x0;                      ///< `(N × d)`: embeddings plus positions.
+  std::vector<BlockForward> blocks;  ///< one per block.
+  LayerNorm ln_f;                    ///< the final layer norm.
+  arma::mat logits;                  ///< `(N × V)`: \f$z\f$.
 };
 
 /// \brief The forward pass over packed sentences.

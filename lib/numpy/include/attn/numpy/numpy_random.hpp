@@ -151,4 +151,3 @@ Generator default_rng(std::uint64_t seed);
 Generator default_rng(const std::string& decimal_seed);
 
 }  // namespace attn::numpy
-
