@@ -95,18 +95,19 @@ void draw(attn::Chapter& ch, const Experiment& e, bool article_run, const std::s
   const std::string scores_name = article_run ? "04-01-scores" : "04-03-custom-scores";
   const std::string weights_name = article_run ? "04-02-weights" : "04-04-custom-weights";
   const std::string run = fmt::format(" (seed {})", seed);
-  ch.plots.heatmap({.name = scores_name,
-                    .title = "Scores Q K^T / √d_k, random projections" + run,
-                    .queries = e.tokens,
-                    .keys = e.tokens,
-                    .values = e.attention.scores,
-                    .scale = attn::ColourScale::scores});
-  ch.plots.heatmap({.name = weights_name,
-                    .title = "Weights from random projections: noise" + run,
-                    .queries = e.tokens,
-                    .keys = e.tokens,
-                    .values = e.attention.weights,
-                    .scale = attn::ColourScale::weights});
+  const attn::Heatmap scores{.name = scores_name,
+                             .title = "Scores Q K^T / √d_k, random projections" + run,
+                             .queries = e.tokens,
+                             .keys = e.tokens,
+                             .values = e.attention.scores,
+                             .scale = attn::ColourScale::scores};
+  ch.plots.heatmap(scores);
+  attn::Heatmap weights = scores;  // the same tokens, the other grid
+  weights.name = weights_name;
+  weights.title = "Weights from random projections: noise" + run;
+  weights.values = e.attention.weights;
+  weights.scale = attn::ColourScale::weights;
+  ch.plots.heatmap(weights);
 }
 
 // CLI11 checks: a seed is what numpy's SeedSequence takes; a sentence has a word.
