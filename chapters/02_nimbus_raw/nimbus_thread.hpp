@@ -1,5 +1,6 @@
 /// \file
-/// \brief Chapter 02's example, used again by 03 and 04: the Nimbus support question, with designed
+/// \brief Chapter 02's example, used again by chapter 03: the Nimbus support question, with
+/// designed
 ///        embeddings and projections.
 #pragma once
 

@@ -7,14 +7,15 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace attn::examples {
 
 RandomSentence random_sentence(const std::string& seed, const std::string& sentence,
                                const RandomSetup& setup) {
-  RandomSentence r;
-  r.tokens = split_words(sentence);  // Python's sentence.split()
-  if (r.tokens.empty())
+  const std::vector<std::string> tokens = split_words(sentence);
+  if (tokens.empty())
     throw std::invalid_argument("the sentence needs at least one word");
   if (setup.d_model == 0 || setup.d_k == 0 || setup.d_v == 0 || !std::isfinite(setup.weight_scale))
     throw std::invalid_argument(
@@ -22,6 +23,8 @@ RandomSentence random_sentence(const std::string& seed, const std::string& sente
                     "be at least 1 and weight_scale = {} finite",
                     setup.d_model, setup.d_k, setup.d_v, setup.weight_scale));
   //! [random-sentence]
+  RandomSentence r;
+  r.tokens = tokens;  // the sentence's words, as Python's sentence.split() gives them
   numpy::Generator rng = numpy::default_rng(seed);
   // The article's order: X first, then W_Q, W_K, W_V.
   r.X = rng.normal(r.tokens.size(), setup.d_model);

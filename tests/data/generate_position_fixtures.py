@@ -6,7 +6,7 @@
   ch07_positions's stdout to begin with these lines, so those numbers are numpy's at the
   printed digits.
 - tests/data/numpy_positions.txt: sinusoidal encodings and rotary embeddings (both layouts) of
-  several shapes, as exact hexadecimal doubles, for the unit tests (tests/positions_test.cpp).
+  several shapes, as exact hexadecimal doubles, for the unit tests (tests/lib/math/positions_test.cpp).
 
 Run from anywhere with Debian's numpy (1.24.2):
 
@@ -109,7 +109,7 @@ def story():
 
 
 def values():
-    """Blocks of exact doubles (fixture_files.hex_block) for tests/positions_test.cpp."""
+    """Blocks of exact doubles (fixture_files.hex_block) for tests/lib/math/positions_test.cpp."""
     lines = []
     for n, d in [(4, 4), (3, 8), (10, 512), (50, 128), (1, 2)]:
         lines += hex_block(f"sinusoidal {n} {d}", sinusoidal(n, d))

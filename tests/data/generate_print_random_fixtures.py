@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes numpy_print_random.txt and numpy_round_random.txt: what numpy prints for random
 float64 arrays and matrices, and what np.round returns for random numbers, so that
-tests/numpy_print_fixture_test.cpp can check attn::numpy's array_str, matrix_str and round
+tests/lib/numpy/numpy_print_fixture_test.cpp can check attn::numpy's array_str, matrix_str and round
 against numpy over many more values than the hand-picked cases of generate_print_fixtures.py.
 
 Run from anywhere with Debian's numpy (1.24.2):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check, or with --write write, the reference fixtures for tests/numpy_random_test.cpp and
+"""Check, or with --write write, the reference fixtures for tests/lib/numpy/numpy_random_test.cpp and
 chapter 04's expected output.
 
 Run from anywhere with Debian's numpy (1.24.2):

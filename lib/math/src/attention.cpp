@@ -27,8 +27,8 @@ Attention attend(const arma::mat& Q, const arma::mat& K, const arma::mat& V, dou
   require_finite("V", V);
   require_same_rows("output = W V", "K", K, "V", V);  // attention_scores checks Q against K
 
-  Attention a;
   //! [attend]
+  Attention a;
   a.scores = attention_scores(Q, K, scale);  // (n × m)
   a.weights = softmax_rows(a.scores);        // (n × m), rows sum to 1
   a.output = a.weights * V;                  // (n × m)(m × d_v) -> (n × d_v)

@@ -57,6 +57,16 @@ AttentionGradients weights_backward(const arma::mat& Q, const arma::mat& K,
 }
 //! [weights-backward]
 
+//! [attend-backward]
+AttentionGradients attend_backward(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
+                                   const Attention& forward, const arma::mat& dZ, double scale) {
+  const arma::mat dWeights = dZ * V.t();  // W̄ = Z̄ Vᵀ, (n × m)
+  AttentionGradients g = weights_backward(Q, K, forward.weights, dWeights, scale);
+  g.dV = forward.weights.t() * dZ;  // V̄ = Wᵀ Z̄, (m × d_v)
+  return g;
+}
+//! [attend-backward]
+
 }  // namespace unchecked
 
 }  // namespace
@@ -80,14 +90,9 @@ AttentionGradients attend_backward(const arma::mat& Q, const arma::mat& K, const
   require_same_cols("attention backward: dW = dZ V^T", "dZ", dZ, "V", V);
   require_finite("dZ", dZ);
   require_finite("V", V);
-  const arma::mat dWeights = dZ * V.t();  // W̄ = Z̄ Vᵀ, (n × m)
-  check_weights_backward(Q, K, forward.weights, dWeights, scale);
-  //! [attend-backward]
-  // dWeights = dZ Vᵀ, computed (and checked) above: W̄ = Z̄ Vᵀ
-  AttentionGradients g = unchecked::weights_backward(Q, K, forward.weights, dWeights, scale);
-  g.dV = forward.weights.t() * dZ;  // (m × d_v)
-  return g;
-  //! [attend-backward]
+  // What weights_backward() checks, on W̄ = Z̄ Vᵀ (a product of finite numbers can overflow).
+  check_weights_backward(Q, K, forward.weights, dZ * V.t(), scale);
+  return unchecked::attend_backward(Q, K, V, forward, dZ, scale);
 }
 
 Projections projections_backward(const arma::mat& X, const AttentionGradients& g) {

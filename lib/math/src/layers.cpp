@@ -73,8 +73,8 @@ CrossEntropy cross_entropy(const arma::mat& logits, const arma::uvec& targets) {
     p(i, targets(i)) -= 1.0;
   }
   const double n = static_cast<double>(targets.n_elem);
+  return {loss / n, p / n};  // the mean over the rows, and its gradient
   //! [cross-entropy]
-  return {loss / n, p / n};
 }
 
 //! [gelu]

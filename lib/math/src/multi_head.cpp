@@ -79,7 +79,7 @@ MultiHead run(const arma::mat& query, const arma::mat& key, const arma::mat& val
   require_same_rows("multi-head attention", "key", key, "value", value);
 
   //! [split-attend-concat]
-  const arma::uword d_k = head_width(d, W.heads);
+  const arma::uword d_k = head_width(d, W.heads);  // d = d_model, the width of the query
   MultiHead result;
   result.Q = affine(query, W.W_Q, W.b_Q);                           // (n × d_model)
   result.K = affine(key, W.W_K, W.b_K);                             // (m × d_model)

@@ -52,6 +52,8 @@ arma::mat rotate_pairs(std::string_view what, const arma::mat& X, const arma::ve
   require_nonempty(operand, X);
   require_finite(operand, X);
   require_positions(what, X, positions);
+  //! [rotary]
+  // rotary() turns by +m θ_i (sign +1), rotary_backward() back by −m θ_i (sign −1).
   const arma::rowvec theta = rotary_frequencies(X.n_cols, base);
   arma::mat Y(X.n_rows, X.n_cols);
   for (arma::uword i = 0; i < theta.n_elem; ++i) {
@@ -62,6 +64,7 @@ arma::mat rotate_pairs(std::string_view what, const arma::mat& X, const arma::ve
     Y.col(b) = X.col(a) % s + X.col(b) % c;
   }
   return Y;
+  //! [rotary]
 }
 
 }  // namespace
@@ -94,11 +97,9 @@ arma::rowvec rotary_frequencies(arma::uword d, double base) {
   return theta;
 }
 
-//! [rotary]
 arma::mat rotary(const arma::mat& X, const arma::vec& positions, RotaryLayout layout, double base) {
   return rotate_pairs("rotary", X, positions, layout, base, +1.0);
 }
-//! [rotary]
 
 arma::mat rotary_backward(const arma::mat& upstream, const arma::vec& positions,
                           RotaryLayout layout, double base) {
