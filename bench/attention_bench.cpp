@@ -1,8 +1,11 @@
-// Attention at scale, timed: the reference (three n × n arrays) against streaming attention
-// (chapter 09), d = 64, float64, on 1 and 2 threads; and the machine's own GEMM rate, measured
-// in the same run. bench/compare.py runs this beside numpy and PyTorch; see the README's
-// "Performance" section. Counters: GFLOPs (4 n² d flops per call, 2 n³ for the GEMM) and
+// Attention at scale, timed: the reference (three n × n arrays, float64) against streaming
+// attention (chapter 09) in float64 and float32, causal and not, d = 64, on 1 and 2 threads;
+// and the machine's own GEMM rates (dgemm and sgemm), measured in the same run.
+// bench/compare.py runs this beside numpy and PyTorch (PyTorch 2's fused
+// scaled_dot_product_attention among them); see the README's "Performance" section.
+// Counters: GFLOPs (4 n² d flops per call, half that when causal; 2 n³ for a GEMM) and
 // added_MB, the peak resident memory above what the process held before (its inputs included).
+// The run's context names the kernel OpenBLAS chose (openblas_core).
 #include <attn/book/resident.hpp>
 #include <attn/fast/streaming.hpp>
 #include <attn/math/attention.hpp>
@@ -17,8 +20,9 @@ namespace {
 
 constexpr arma::uword kWidth = 64;  // d_k = d_v
 
+template <typename eT>
 struct Inputs {
-  arma::mat Q, K, V;
+  arma::Mat<eT> Q, K, V;
   explicit Inputs(arma::uword n) {
     arma::arma_rng::set_seed(7);
     Q.randn(n, kWidth), K.randn(n, kWidth), V.randn(n, kWidth);
@@ -44,38 +48,44 @@ void report(benchmark::State& state, double flops, double baseline) {
   state.counters["added_MB"] = (static_cast<double>(attn::resident_memory().peak) - baseline) / 1e6;
 }
 
-double attention_flops(arma::uword n) {
-  return 4.0 * n * n * kWidth;
+// 4 n² d: two GEMMs of 2 n² d each; a causal pass computes about half of the pairs.
+double attention_flops(arma::uword n, bool causal) {
+  return 4.0 * n * n * kWidth * (causal ? 0.5 : 1.0);
 }
 
 void Reference(benchmark::State& state) {
   const auto n = static_cast<arma::uword>(state.range(0));
   use_threads(static_cast<int>(state.range(1)));
-  const Inputs in(n);
+  const Inputs<double> in(n);
   const double baseline = memory_baseline();
   for (auto _ : state)
     benchmark::DoNotOptimize(attn::scaled_dot_product_attention(in.Q, in.K, in.V).output.memptr());
-  report(state, attention_flops(n), baseline);
+  report(state, attention_flops(n, false), baseline);
 }
 
+template <typename eT>
 void Streaming(benchmark::State& state) {
   const auto n = static_cast<arma::uword>(state.range(0));
   use_threads(static_cast<int>(state.range(1)));
-  const Inputs in(n);
+  const bool causal = state.range(2) != 0;
+  const Inputs<eT> in(n);
   const double scale = 1.0 / std::sqrt(static_cast<double>(kWidth));
   const double baseline = memory_baseline();
   for (auto _ : state)
     benchmark::DoNotOptimize(
-        attn::fast::streaming_attention(in.Q, in.K, in.V, scale).output.memptr());
-  report(state, attention_flops(n), baseline);
+        attn::fast::streaming_attention(in.Q, in.K, in.V, scale, {.causal = causal})
+            .output.memptr());
+  report(state, attention_flops(n, causal), baseline);
 }
 
-// The machine's GEMM rate: C = A B with square n × n matrices, OpenBLAS's best case.
+// The machine's GEMM rate: C = A B with square n × n matrices, OpenBLAS's best case
+// (dgemm for double, sgemm for float).
+template <typename eT>
 void Gemm(benchmark::State& state) {
   use_threads(static_cast<int>(state.range(1)));
   const auto n = static_cast<arma::uword>(state.range(0));
-  const arma::mat A(n, n, arma::fill::randn), B(n, n, arma::fill::randn);
-  arma::mat C(n, n);
+  const arma::Mat<eT> A(n, n, arma::fill::randn), B(n, n, arma::fill::randn);
+  arma::Mat<eT> C(n, n);
   const double baseline = memory_baseline();
   for (auto _ : state) {
     C = A * B;
@@ -91,15 +101,52 @@ void Sizes(benchmark::internal::Benchmark* b, long largest) {
   b->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
-BENCHMARK(Gemm)
-    ->Args({2048, 1})
-    ->Args({2048, 2})
-    ->ArgNames({"n", "threads"})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+void CausalSizes(benchmark::internal::Benchmark* b, long largest) {
+  for (long causal : {0, 1})
+    for (long threads : {1, 2})
+      for (long n = 256; n <= largest; n *= 2)
+        b->Args({n, threads, causal});
+  b->ArgNames({"n", "threads", "causal"})->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+void GemmSizes(benchmark::internal::Benchmark* b) {
+  b->Args({2048, 1})->Args({2048, 2})->ArgNames({"n", "threads"});
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+BENCHMARK(Gemm<double>)->Name("Gemm")->Apply(GemmSizes);
+BENCHMARK(Gemm<float>)->Name("GemmF32")->Apply(GemmSizes);
 BENCHMARK(Reference)->Apply([](benchmark::internal::Benchmark* b) { Sizes(b, 16384); });
-BENCHMARK(Streaming)->Apply([](benchmark::internal::Benchmark* b) { Sizes(b, 16384); });
+BENCHMARK(Streaming<double>)->Name("Streaming")->Apply([](benchmark::internal::Benchmark* b) {
+  CausalSizes(b, 16384);
+});
+BENCHMARK(Streaming<float>)->Name("StreamingF32")->Apply([](benchmark::internal::Benchmark* b) {
+  CausalSizes(b, 16384);
+});
+
+// One large GEMM in each precision before any timing, as bench/compare.py gives its Python
+// contenders: on some machines OpenBLAS's small GEMMs run several times slower until a large one
+// has run (seen on AMD EPYC with OpenBLAS 0.3.21 and 0.3.29: sgemm with k = 256 at 10 GFLOP/s
+// before, 35 after).
+void warm_up_blas() {
+  arma::mat A(2048, 2048, arma::fill::ones);
+  const arma::mat C = A * A;
+  arma::fmat Af(2048, 2048, arma::fill::ones);
+  const arma::fmat Cf = Af * Af;
+  benchmark::DoNotOptimize(C.memptr());
+  benchmark::DoNotOptimize(Cf.memptr());
+}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  warm_up_blas();
+  benchmark::AddCustomContext("openblas_core", openblas_get_corename());
+  benchmark::AddCustomContext("openblas_config", openblas_get_config());
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,16 +1,23 @@
 #!/usr/bin/python3
 """Attention at scale, side by side in one run: the book's C++ (bench/attention_bench, Google
-Benchmark) against the article's numpy code, a vectorised numpy version and PyTorch, all in
-float64 with d = 64, on the same OpenBLAS and the same number of threads.
+Benchmark) against PyTorch 2's fused F.scaled_dot_product_attention (float64 and float32, causal
+and not), and against what the articles teach from: their numpy code, a vectorised numpy version
+and PyTorch's textbook form. d = 64, the same OpenBLAS and the same number of threads for all.
 
     cmake --build --preset default --target attention_bench
-    /usr/bin/python3 bench/compare.py                   # the full run (about 15 minutes)
+    /usr/bin/python3 bench/compare.py                   # the full run (about 20 minutes)
     /usr/bin/python3 bench/compare.py --sizes 256 512   # a quick look
 
-Writes bench/results/attention.csv, three figures (time, GFLOP/s, peak memory, each against n)
-and, with --readme README.md, the table between the README's "performance" markers. Each time
-is the minimum over --repeat runs (the machine is shared and noisy). Needs Debian's
-python3-numpy and python3-torch, and gnuplot for the figures.
+OpenBLAS chooses its kernel for the CPU it finds, unless OPENBLAS_CORETYPE says otherwise (some
+machines set it for old OpenBLAS builds). This script removes OPENBLAS_CORETYPE and
+OPENBLAS_L2_SIZE from every run it starts, so that every contender runs OpenBLAS's own choice,
+or sets the one --openblas-coretype names; either way it records the kernel that ran.
+
+Writes bench/results/attention.csv, three figures (time, GFLOP/s against the GEMM rates, peak
+memory, each against n) and, with --readme README.md, the tables between the README's
+"performance" markers. Each time is the minimum over --repeat runs (the machine is shared and
+noisy). Needs Debian's python3-numpy and python3-torch (PyTorch 2 for the fused kernel; without
+it that contender is left out and the tables say so), and gnuplot for the figures.
 """
 import argparse
 import csv
@@ -25,6 +32,9 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 D = 64
+TEACHING = ["numpy (article)", "numpy (vectorised)", "PyTorch (textbook)"]
+FUSED = "PyTorch SDPA"
+OURS = "C++ streaming"
 
 
 # --- the Python contenders, run in a worker process per thread count ------------------------
@@ -60,25 +70,44 @@ def resident_mb(field):
         return int(re.search(field + r":\s+(\d+) kB", f.read()).group(1)) * 1024 / 1e6
 
 
+def has_fused_attention():
+    import torch.nn.functional as F
+    return hasattr(F, "scaled_dot_product_attention")
+
+
 def worker(threads, sizes, repeat):
     import numpy as np
     import torch
     torch.set_num_threads(threads)
     rng = np.random.default_rng(7)
+    # One large GEMM in each precision before any timing, as the C++ benchmark does: on some
+    # machines OpenBLAS's small GEMMs run several times slower until a large one has run.
+    for dtype in (torch.float64, torch.float32):
+        warm = torch.ones(2048, 2048, dtype=dtype)
+        torch.mm(warm, warm)
+
+    def measure(name, dtype, causal, n, run):
+        peak_reset()
+        baseline = resident_mb("VmRSS")
+        best = min(timed(run) for _ in range(repeat))
+        print(json.dumps({"contender": name, "dtype": dtype, "causal": causal, "threads": threads,
+                          "n": n, "seconds": best, "added_mb": resident_mb("VmHWM") - baseline}),
+              flush=True)
+
     for n in sizes:
         Q, K, V = (rng.standard_normal((n, D)) for _ in range(3))
         tq, tk, tv = (torch.from_numpy(a) for a in (Q, K, V))
-        contenders = {
-            "numpy (article)": lambda: article_numpy(Q, K, V),
-            "numpy (vectorised)": lambda: vectorised_numpy(Q, K, V),
-            "PyTorch": lambda: torch.softmax(tq @ tk.T / 8.0, dim=-1) @ tv,
-        }
-        for name, run in contenders.items():
-            peak_reset()
-            baseline = resident_mb("VmRSS")
-            best = min(timed(run) for _ in range(repeat))
-            print(json.dumps({"contender": name, "threads": threads, "n": n, "seconds": best,
-                              "added_mb": resident_mb("VmHWM") - baseline}), flush=True)
+        measure("numpy (article)", "float64", False, n, lambda: article_numpy(Q, K, V))
+        measure("numpy (vectorised)", "float64", False, n, lambda: vectorised_numpy(Q, K, V))
+        measure("PyTorch (textbook)", "float64", False, n,
+                lambda: torch.softmax(tq @ tk.T / 8.0, dim=-1) @ tv)
+        if has_fused_attention():
+            import torch.nn.functional as F
+            for dtype in ("float64", "float32"):
+                q, k, v = (t.to(getattr(torch, dtype)).reshape(1, 1, n, D) for t in (tq, tk, tv))
+                for causal in (False, True):
+                    measure(FUSED, dtype, causal, n,
+                            lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
 
 
 def timed(run):
@@ -87,117 +116,191 @@ def timed(run):
     return time.perf_counter() - start
 
 
+def python_facts():
+    """Versions and the OpenBLAS kernel of the Python side, printed by a worker process."""
+    import numpy
+    import torch
+    facts = {"numpy": numpy.__version__, "torch": torch.__version__,
+             "torch_cpu": torch.backends.cpu.get_cpu_capability(),
+             "fused": has_fused_attention()}
+    try:
+        from threadpoolctl import threadpool_info
+        blas = [i for i in threadpool_info() if i.get("internal_api") == "openblas"]
+        if blas:
+            facts["openblas"] = blas[0].get("version")
+            facts["openblas_core"] = blas[0].get("architecture")
+    except ImportError:
+        pass
+    print(json.dumps(facts))
+
+
 # --- the C++ benchmark --------------------------------------------------------------------
 
-def cpp(bench, threads, sizes, reference_sizes, repeat):
+CPP_NAMES = {"Gemm": ("GEMM", "float64"), "GemmF32": ("GEMM", "float32"),
+             "Reference": ("C++ reference", "float64"), "Streaming": (OURS, "float64"),
+             "StreamingF32": (OURS, "float32")}
+
+
+def cpp(bench, threads, sizes, reference_sizes, repeat, env):
     """The C++ benchmark's runs at these sizes and thread counts, in one process, repetitions
     interleaved at random so that a noisy spell hits every contender alike: the minimum time
-    of each. (The benchmark sets OpenMP's and OpenBLAS's thread counts itself, per run.)"""
+    of each, and the run's context (the OpenBLAS kernel among it)."""
     def names(ns):
         return "|".join(str(n) for n in ns)
-    pattern = (f"^((Gemm|Streaming)/n:({names(sizes)})|Reference/n:({names(reference_sizes)}))"
-               f"/threads:({names(threads)})/")
-    out = subprocess.run([str(bench), f"--benchmark_filter={pattern}", "--benchmark_format=json",
-                          f"--benchmark_repetitions={repeat}",
-                          "--benchmark_enable_random_interleaving=true"], check=True,
-                         capture_output=True, text=True, env=env_for(max(threads))).stdout
+    pattern = (f"^((Gemm|GemmF32)/n:2048/threads:({names(threads)})/|"
+               f"(Streaming|StreamingF32)/n:({names(sizes)})/threads:({names(threads)})/|"
+               f"Reference/n:({names(reference_sizes)})/threads:({names(threads)})/)")
+    out = json.loads(subprocess.run(
+        [str(bench), f"--benchmark_filter={pattern}", "--benchmark_format=json",
+         f"--benchmark_repetitions={repeat}", "--benchmark_enable_random_interleaving=true"],
+        check=True, capture_output=True, text=True, env=env).stdout)
     best = {}
-    for b in json.loads(out)["benchmarks"]:
+    for b in out["benchmarks"]:
         if b.get("run_type") != "iteration":
             continue
-        m = re.match(r"(\w+)/n:(\d+)/threads:(\d+)", b["name"])
-        key = ({"Gemm": "GEMM", "Reference": "C++ reference",
-                "Streaming": "C++ streaming"}[m.group(1)], int(m.group(3)), int(m.group(2)))
+        m = re.match(r"(\w+)/n:(\d+)/threads:(\d+)(?:/causal:(\d))?", b["name"])
+        contender, dtype = CPP_NAMES[m.group(1)]
+        key = (contender, dtype, m.group(4) == "1", int(m.group(3)), int(m.group(2)))
         seconds = b["real_time"] / 1e3  # ms
         if key not in best or seconds < best[key]["seconds"]:
-            best[key] = {"contender": key[0], "threads": key[1], "n": key[2], "seconds": seconds,
+            best[key] = {"contender": contender, "dtype": dtype, "causal": key[2],
+                         "threads": key[3], "n": key[4], "seconds": seconds,
                          "added_mb": b["added_MB"]}
-    return list(best.values())
+    return list(best.values()), out["context"]
 
 
-def env_for(threads):
-    return dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+def env_for(threads, coretype):
+    """The environment of every run: the thread counts, and OpenBLAS's own kernel choice
+    unless a core type is asked for."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    if coretype:
+        env["OPENBLAS_CORETYPE"] = coretype
+    return env
+
+
+def flops(row):
+    if row["contender"] == "GEMM":
+        return 2.0 * row["n"] ** 3
+    return 4.0 * row["n"] ** 2 * D * (0.5 if row["causal"] else 1.0)
 
 
 def gflops(row):
-    flops = 2.0 * row["n"] ** 3 if row["contender"] == "GEMM" else 4.0 * row["n"] ** 2 * D
-    return flops / row["seconds"] / 1e9
+    return flops(row) / row["seconds"] / 1e9
 
 
-def machine():
+def machine(facts, context):
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
                 if line.startswith("model name")), platform.machine())
-    import numpy
-    import torch
+    kernel = context.get("openblas_core", "?")
+    python_kernel = facts.get("openblas_core")
+    if python_kernel and python_kernel.lower() != kernel.lower():
+        kernel += f" (Python's OpenBLAS: {python_kernel})"
+    blas = context.get("openblas_config", "OpenBLAS").split()
     return (f"{cpu}, {os.cpu_count()} cores, Debian {open('/etc/debian_version').read().strip()}, "
-            f"OpenBLAS (Debian), numpy {numpy.__version__}, PyTorch {torch.__version__}")
+            f"{' '.join(blas[:2])}, kernel {kernel}, numpy {facts['numpy']}, "
+            f"PyTorch {facts['torch']} ({facts['torch_cpu']})")
 
 
-COLOURS = {"C++ streaming": "#0072B2", "C++ reference": "#009E73", "numpy (article)": "#D55E00",
-           "numpy (vectorised)": "#E69F00", "PyTorch": "#CC79A7"}
+COLOURS = {OURS: "#0072B2", FUSED: "#CC79A7", "C++ reference": "#009E73",
+           "numpy (article)": "#D55E00", "numpy (vectorised)": "#E69F00",
+           "PyTorch (textbook)": "#999999"}
+
+
+def label(contender, dtype, causal, threads):
+    return (f"{contender} {dtype}{', causal' if causal else ''}, {threads} "
+            f"thread{'s' if threads > 1 else ''}")
 
 
 def plots(rows, out):
-    """Three figures with gnuplot: time, GFLOP/s and added memory against n. One colour per
-    contender; one thread solid, two threads dashed."""
-    series = sorted({(r["contender"], r["threads"]) for r in rows if r["contender"] != "GEMM"})
+    """Three figures with gnuplot, against n: time (every non-causal contender, one and two
+    threads), GFLOP/s of the two fused contenders on one thread with the dgemm and sgemm rates
+    of the same run (the roofline: a kernel made of GEMMs cannot beat them), and added memory.
+    One colour per contender; float64 solid, float32 dashed; filled points one thread, open
+    points two; causal runs drawn thin."""
     data = out / "attention.dat"
-    with open(data, "w") as f:
-        for contender, threads in series:
-            f.write(f'# "{contender}, {threads} thread{"s" if threads > 1 else ""}"\n')
-            for r in sorted((r for r in rows if (r["contender"], r["threads"]) == (contender, threads)),
-                            key=lambda r: r["n"]):
-                f.write(f'{r["n"]} {r["seconds"]} {gflops(r)} {max(r["added_mb"], 0.1)}\n')
-            f.write("\n\n")
-    gemm = {r["threads"]: gflops(r) for r in rows if r["contender"] == "GEMM"}
-    common = ("set terminal pngcairo size 1000,560 font 'DejaVu Sans,11'\n"
-              "set key outside right top\nset logscale x 2\nset xlabel 'n (tokens), d = 64'\n"
-              "set grid\n")
+
+    def series(keep):
+        return sorted({(r["contender"], r["dtype"], r["causal"], r["threads"]) for r in rows
+                       if r["contender"] != "GEMM" and keep(r)})
     figures = {
-        "attention-time": ("set logscale y 10\nset ylabel 'seconds (minimum of repeats)'\n"
-                           "set title 'Attention, float64: time against n (log-log)'\n", 2, ""),
-        "attention-gflops": ("set ylabel 'GFLOP/s (4 n^2 d flops per call)'\n"
-                             "set title 'Achieved rate against the GEMM rate of the same run'\n",
-                             3, "".join(f", {v} with lines lc rgb '#555555' dashtype {1 if t == 1 else 2} "
-                                        f"lw 1 title 'GEMM rate, {t} thread{'s' if t > 1 else ''}'"
-                                        for t, v in gemm.items())),
-        "attention-memory": ("set logscale y 10\nset ylabel 'MB added at the peak, inputs excluded "
+        "attention-time": (series(lambda r: not r["causal"]), 2,
+                           "set logscale y 10\nset ylabel 'seconds (minimum of repeats)'\n"
+                           "set title 'Attention, d = 64: time against n, not causal (log-log)'\n", ""),
+        "attention-gflops": (series(lambda r: r["contender"] in (OURS, FUSED) and r["threads"] == 1), 3,
+                             "set ylabel 'GFLOP/s (4 n^2 d flops per call, half when causal)'\n"
+                             "set yrange [0:*]\nset title 'One thread: the fused kernels against "
+                             "the GEMM rates of the same run'\n",
+                             "".join(f", {gflops(r)} with lines lc rgb '#555555' dashtype "
+                                     f"{1 if r['dtype'] == 'float64' else 2} lw 1 title "
+                                     f"'{'dgemm' if r['dtype'] == 'float64' else 'sgemm'}, 1 thread'"
+                                     for r in rows if r["contender"] == "GEMM" and r["threads"] == 1)),
+        "attention-memory": (series(lambda r: not r["causal"] and r["threads"] == 1), 4,
+                             "set logscale y 10\nset ylabel 'MB added at the peak, inputs excluded "
                              "(0.1: none)'\nset title 'Memory a call needs beyond its inputs, "
-                             "against n'\n", 4,
+                             "against n (one thread)'\n",
                              f", 3 * x**2 * 8 / 1e6 with lines lc rgb '#555555' dashtype 2 title "
                              f"'3 n^2 doubles (the grids)', x * {D} * 8 / 1e6 with lines "
                              f"lc rgb '#555555' dashtype 3 title 'n d doubles (the output)'"),
     }
-    for name, (setup, column, extra) in figures.items():
+    common = ("set terminal pngcairo size 1000,600 font 'DejaVu Sans,11'\n"
+              "set key outside right top font ',9'\nset logscale x 2\n"
+              "set xlabel 'n (tokens), d = 64'\nset grid\n")
+    for name, (chosen, column, setup, extra) in figures.items():
+        with open(data, "w") as f:
+            for key in chosen:
+                for r in sorted((r for r in rows if (r["contender"], r["dtype"], r["causal"],
+                                                     r["threads"]) == key), key=lambda r: r["n"]):
+                    f.write(f'{r["n"]} {r["seconds"]} {gflops(r)} {max(r["added_mb"], 0.1)}\n')
+                f.write("\n\n")
         curves = ", ".join(
-            f"'{data}' index {i} using 1:{column} with linespoints lw 2 pt 7 ps 0.8 "
-            f"lc rgb '{COLOURS[c]}' dashtype {1 if t == 1 else 2} "
-            f"title '{c}, {t} thread{'s' if t > 1 else ''}'" for i, (c, t) in enumerate(series))
+            f"'{data}' index {i} using 1:{column} with linespoints "
+            f"lw {1 if causal else 2} pt {7 if threads == 1 else 6} ps 0.8 lc rgb '{COLOURS[c]}' "
+            f"dashtype {1 if dtype == 'float64' else 2} title '{label(c, dtype, causal, threads)}'"
+            for i, (c, dtype, causal, threads) in enumerate(chosen))
         script = common + setup + f"set output '{out / (name + '.png')}'\nplot {curves}{extra}\n"
         subprocess.run(["gnuplot"], input=script, text=True, check=True)
     data.unlink()
 
 
-def table(rows, sizes):
-    """The README's table: one thread, then the 1 to 2 thread speed-up."""
-    at = {(r["contender"], r["threads"], r["n"]): r for r in rows}
-    gemm1 = next(gflops(r) for r in rows if r["contender"] == "GEMM" and r["threads"] == 1)
-    lines = ["| n | numpy (article) | numpy (vectorised) | PyTorch | C++ reference | C++ streaming "
-             "| streaming vs article / PyTorch | streaming GFLOP/s (of GEMM) | 2 threads: speed-up |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+def tables(rows, sizes):
+    """The README's two tables: ours against PyTorch 2's fused kernel, both precisions, causal
+    and not; and the teaching contenders, float64, not causal."""
+    at = {(r["contender"], r["dtype"], r["causal"], r["threads"], r["n"]): r for r in rows}
+    gemm = {r["dtype"]: gflops(r) for r in rows if r["contender"] == "GEMM" and r["threads"] == 1}
+
+    def ms(key):
+        return f"{at[key]['seconds'] * 1e3:.1f} ms" if key in at else "–"
+
+    def ratio(slow, fast):
+        return f"{at[slow]['seconds'] / at[fast]['seconds']:.2f}x" if slow in at and fast in at else "–"
+
+    def of_gemm(key, dtype):
+        return (f"{gflops(at[key]) / gemm[dtype]:.0%}" if key in at and dtype in gemm else "–")
+
+    fused = ["| n | mask | ours f64 | SDPA f64 | SDPA ÷ ours | ours f32 | SDPA f32 | SDPA ÷ ours "
+             "| ours f64, of dgemm | ours f32, of sgemm | ours, 2 threads ÷ 1 (f64, f32) |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n in sizes:
-        def ms(c, t=1):
-            r = at.get((c, t, n))
-            return f"{r['seconds'] * 1e3:.1f} ms" if r else "–"
-        s1, s2 = at.get(("C++ streaming", 1, n)), at.get(("C++ streaming", 2, n))
-        a1, p1 = at.get(("numpy (article)", 1, n)), at.get(("PyTorch", 1, n))
-        ratio = (f"{a1['seconds'] / s1['seconds']:.1f}x / {p1['seconds'] / s1['seconds']:.1f}x"
-                 if s1 and a1 and p1 else "–")
-        rate = f"{gflops(s1):.1f} ({gflops(s1) / gemm1:.0%})" if s1 else "–"
-        speedup = f"{s1['seconds'] / s2['seconds']:.2f}x" if s1 and s2 else "–"
-        lines.append(f"| {n} | {ms('numpy (article)')} | {ms('numpy (vectorised)')} | {ms('PyTorch')} "
-                     f"| {ms('C++ reference')} | {ms('C++ streaming')} | {ratio} | {rate} | {speedup} |")
-    return lines, gemm1
+        for causal in (False, True):
+            o64, o32 = (OURS, "float64", causal, 1, n), (OURS, "float32", causal, 1, n)
+            s64, s32 = (FUSED, "float64", causal, 1, n), (FUSED, "float32", causal, 1, n)
+            two = (f"{ratio(o64, (OURS, 'float64', causal, 2, n))}, "
+                   f"{ratio(o32, (OURS, 'float32', causal, 2, n))}")
+            fused.append(f"| {n} | {'causal' if causal else 'none'} | {ms(o64)} | {ms(s64)} "
+                         f"| {ratio(s64, o64)} | {ms(o32)} | {ms(s32)} | {ratio(s32, o32)} "
+                         f"| {of_gemm(o64, 'float64')} | {of_gemm(o32, 'float32')} | {two} |")
+    teaching = ["| n | numpy (article) | numpy (vectorised) | PyTorch (textbook) | C++ reference "
+                "| C++ streaming | streaming vs article / textbook PyTorch |",
+                "|---:|---:|---:|---:|---:|---:|---:|"]
+    for n in sizes:
+        def key(c):
+            return (c, "float64", False, 1, n)
+        teaching.append(
+            f"| {n} | {' | '.join(ms(key(c)) for c in TEACHING + ['C++ reference', OURS])} "
+            f"| {ratio(key('numpy (article)'), key(OURS))} / "
+            f"{ratio(key('PyTorch (textbook)'), key(OURS))} |")
+    return fused, teaching, gemm
 
 
 def measure(args):
@@ -205,36 +308,45 @@ def measure(args):
     process (OpenBLAS reads its thread count at start); then the C++ benchmark, at least five
     repetitions of each run since they are cheap."""
     rows = []
-    streaming = sorted(set(args.sizes) | {n for n in (2 ** k for k in range(8, 15))
-                                          if args.sizes[0] <= n <= args.streaming_up_to})
+    facts = json.loads(subprocess.run([sys.executable, __file__, "--facts"], check=True,
+                                      capture_output=True, text=True,
+                                      env=env_for(1, args.openblas_coretype)).stdout)
     for threads in args.threads:
         print(f"compare: Python contenders, {threads} thread(s)", file=sys.stderr)
         run = subprocess.run([sys.executable, __file__, "--worker", str(threads), "--repeat",
                               str(args.repeat), "--sizes", *map(str, args.sizes)],
-                             check=True, capture_output=True, text=True, env=env_for(threads))
+                             check=True, capture_output=True, text=True,
+                             env=env_for(threads, args.openblas_coretype))
         rows += [json.loads(line) for line in run.stdout.splitlines()]
     print(f"compare: C++ benchmark, {' and '.join(map(str, args.threads))} thread(s)", file=sys.stderr)
-    rows += cpp(args.bench, args.threads, sorted(set(streaming) | {2048}),
-                [n for n in args.sizes if n <= args.reference_up_to], max(args.repeat, 5))
-    return rows
+    streaming = sorted(set(args.sizes) | {n for n in (2 ** k for k in range(8, 15))
+                                          if args.sizes[0] <= n <= args.streaming_up_to})
+    cpp_rows, context = cpp(args.bench, args.threads, streaming,
+                            [n for n in args.sizes if n <= args.reference_up_to],
+                            max(args.repeat, 5), env_for(max(args.threads), args.openblas_coretype))
+    return rows + cpp_rows, facts, context
+
+
+COLUMNS = ["contender", "dtype", "causal", "threads", "n", "seconds", "gflops", "added_mb"]
 
 
 def write_csv(path, heading, rows):
     with open(path, "w", newline="") as f:
         f.write(f"# {heading}\n")
         w = csv.writer(f)
-        w.writerow(["contender", "threads", "n", "seconds", "gflops", "added_mb"])
-        for r in sorted(rows, key=lambda r: (r["contender"], r["threads"], r["n"])):
-            w.writerow([r["contender"], r["threads"], r["n"], f"{r['seconds']:.6g}",
-                        f"{gflops(r):.4g}", f"{r['added_mb']:.1f}"])
+        w.writerow(COLUMNS)
+        for r in sorted(rows, key=lambda r: (r["contender"], r["dtype"], r["causal"], r["threads"],
+                                             r["n"])):
+            w.writerow([r["contender"], r["dtype"], int(r["causal"]), r["threads"], r["n"],
+                        f"{r['seconds']:.6g}", f"{gflops(r):.4g}", f"{r['added_mb']:.1f}"])
 
 
 def read_csv(path):
     with open(path, newline="") as f:
         heading = f.readline()[2:].strip()
-        rows = [{"contender": r["contender"], "threads": int(r["threads"]), "n": int(r["n"]),
-                 "seconds": float(r["seconds"]), "added_mb": float(r["added_mb"])}
-                for r in csv.DictReader(f)]
+        rows = [{"contender": r["contender"], "dtype": r["dtype"], "causal": r["causal"] == "1",
+                 "threads": int(r["threads"]), "n": int(r["n"]), "seconds": float(r["seconds"]),
+                 "added_mb": float(r["added_mb"])} for r in csv.DictReader(f)]
     return heading, rows
 
 
@@ -246,13 +358,18 @@ def main():
                     help="the C++ reference's largest n (at 16384 its grids take 6.4 GB)")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--openblas-coretype", default="",
+                    help="run every contender on this OpenBLAS kernel (default: OpenBLAS's choice)")
     ap.add_argument("--bench", default=str(ROOT / "build" / "bench" / "attention_bench"))
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     ap.add_argument("--readme", help="README to update between its performance markers")
     ap.add_argument("--from-csv", action="store_true",
-                    help="measure nothing: redraw the figures and the table from OUT/attention.csv")
+                    help="measure nothing: redraw the figures and the tables from OUT/attention.csv")
     ap.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--facts", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.facts:
+        return python_facts()
     if args.worker:
         return worker(args.worker, args.sizes, args.repeat)
 
@@ -261,14 +378,23 @@ def main():
     if args.from_csv:
         heading, rows = read_csv(out / "attention.csv")
     else:
-        rows = measure(args)
-        heading = (f"Measured on {machine()}; d = 64, float64, minimum of {args.repeat} runs "
-                   f"(C++: of {max(args.repeat, 5)}).")
+        rows, facts, context = measure(args)
+        heading = (f"Measured on {machine(facts, context)}; d = 64, minimum of {args.repeat} runs "
+                   f"(C++: of {max(args.repeat, 5)}); threads: {' and '.join(map(str, args.threads))}, "
+                   f"the same for every contender.")
+        if not facts["fused"]:
+            heading += " This PyTorch has no scaled_dot_product_attention (PyTorch 2 has)."
         write_csv(out / "attention.csv", heading, rows)
     plots(rows, out)
-    lines, gemm1 = table(rows, sorted({r["n"] for r in rows if r["contender"] == "C++ streaming"}))
-    text = "\n".join([f"{heading} GEMM rate in the same run: {gemm1:.1f} GFLOP/s on one thread.",
-                      ""] + lines)
+    fused, teaching, gemm = tables(rows, sorted({r["n"] for r in rows if r["contender"] == OURS
+                                                 and r["n"] in args.sizes}))
+    rates = ", ".join(f"{'dgemm' if d == 'float64' else 'sgemm'} {v:.1f} GFLOP/s"
+                      for d, v in sorted(gemm.items(), reverse=True))
+    text = "\n".join([f"{heading} GEMM rates in the same run, one thread: {rates}.", "",
+                      "Ours against PyTorch 2's fused `scaled_dot_product_attention` (SDPA), one "
+                      "thread unless said:", ""] + fused +
+                     ["", "Against what the articles teach from, float64, not causal, one thread:",
+                      ""] + teaching)
     print(text)
     if args.readme:
         readme = pathlib.Path(args.readme)

@@ -5,172 +5,247 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <utility>
 
 namespace attn::fast {
 
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-constexpr double kMinusInfinity = -kInfinity;
-
-// Multiversioning by target_clones is an x86 feature: there the loader picks an AVX-512 copy or
-// a plain one for the CPU it runs on. Elsewhere (arm64, for one) only the plain copy is built.
+// Multiversioning by target_clones is an x86 feature: there the loader picks the AVX-512 copy,
+// the AVX2-with-FMA copy or the plain one, whichever the CPU runs. Elsewhere (arm64, for one)
+// only the plain copy is built.
 #if defined(__x86_64__)
-#define ATTN_X86_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
+#define ATTN_X86_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define ATTN_X86_CLONES
 #endif
 
-// An integer's bits read as a double (std::bit_cast in C++20).
-double bits_as_double(std::uint64_t b) {
-  return __builtin_bit_cast(double, b);
-}
+// e^t = 2^k e^r for one precision: the range where the result is a normal number, ln 2 in two
+// parts, the Taylor coefficients of e^r (Horner order, highest power first) and the layout of
+// the floating-point bits.
+template <typename eT>
+struct ExpConstants;
 
-// The largest of `count` values (−∞ if every one is), kept as eight running maxima so that the
-// comparisons overlap instead of each waiting for the one before.
-ATTN_X86_CLONES
-double largest(const double* x, arma::uword count) {
-  constexpr arma::uword kLanes = 8;
-  double lane[kLanes];
-  std::fill(lane, lane + kLanes, kMinusInfinity);
+template <>
+struct ExpConstants<double> {
+  using Bits = std::uint64_t;
+  static constexpr int kFractionBits = 52;
+  static constexpr Bits kExponentBias = 1023;
+  static constexpr double kSmallest = -708.0;  // below this e^t < 3.3e-308: flushed to 0
+  static constexpr double kLargest = 709.0;    // above this 2^k would not fit: +∞
+  static constexpr double kLn2Hi = 0x1.62e42fefa3800p-1, kLn2Lo = 0x1.ef35793c76730p-45;
+  // 1/13!, ..., 1/2!, 1, 1: to r^13, truncation below 1e-17
+  static constexpr std::array<double, 14> kTaylor = {1.0 / 6227020800.0,
+                                                     1.0 / 479001600.0,
+                                                     1.0 / 39916800.0,
+                                                     1.0 / 3628800.0,
+                                                     1.0 / 362880.0,
+                                                     1.0 / 40320.0,
+                                                     1.0 / 5040.0,
+                                                     1.0 / 720.0,
+                                                     1.0 / 120.0,
+                                                     1.0 / 24.0,
+                                                     1.0 / 6.0,
+                                                     0.5,
+                                                     1.0,
+                                                     1.0};
+};
+
+template <>
+struct ExpConstants<float> {
+  using Bits = std::uint32_t;
+  static constexpr int kFractionBits = 23;
+  static constexpr Bits kExponentBias = 127;
+  static constexpr float kSmallest = -87.0f;  // below this e^t < 1.7e-38: flushed to 0
+  static constexpr float kLargest = 88.0f;    // above this e^t > 1.7e38: +∞
+  static constexpr float kLn2Hi = 0x1.63p-1f, kLn2Lo = -0x1.bd0106p-13f;
+  // 1/7!, ..., 1/2!, 1, 1: to r^7, truncation below 1e-8
+  static constexpr std::array<float, 8> kTaylor = {
+      1.0f / 5040.0f, 1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f, 1.0f};
+};
+
+// The loop of exp_shifted, for either precision; exp_shifted's two forms below are its copies
+// compiled for each CPU. It is inlined into them, so that each copy vectorises it for its CPU.
+//! [exp]
+template <typename eT>
+[[gnu::always_inline]] inline eT exp_and_sum(eT* x, arma::uword count, eT shift) {
+  // e^t = 2^k · e^r with k = round(t / ln 2) and r = t − k ln 2, |r| ≤ ln(2)/2. Adding 1.5 · 2^52
+  // (2^23 for float) rounds t / ln 2 to the integer k and leaves k in the low bits, from which
+  // 2^k's exponent bits are made; ln 2 is split in two so that k ln 2 is subtracted exactly;
+  // e^r is its Taylor series. No branch, no call: it vectorises.
+  using C = ExpConstants<eT>;
+  using Bits = typename C::Bits;
+  constexpr eT kInvLn2 = static_cast<eT>(1.4426950408889634);
+  constexpr eT kRound = static_cast<eT>(Bits{3} << (C::kFractionBits - 1));  // 1.5 · 2^52
+  constexpr eT kInfinity = std::numeric_limits<eT>::infinity();
+  eT sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (arma::uword i = 0; i < count; ++i) {
+    const eT t = x[i] - shift;
+    // t clamped to [kSmallest, kLargest], so that k is always a small integer (NaN too).
+    const eT tc = std::max(C::kSmallest, std::min(t, C::kLargest));
+    const eT k_rounded = tc * kInvLn2 + kRound;  // k + 1.5 · 2^52, exactly
+    const eT k = k_rounded - kRound;
+    const eT r = (tc - k * C::kLn2Hi) - k * C::kLn2Lo;
+    eT p = C::kTaylor[0];
+#pragma GCC unroll 16
+    for (std::size_t j = 1; j < C::kTaylor.size(); ++j)
+      p = p * r + C::kTaylor[j];
+    const Bits two_to_k = (std::bit_cast<Bits>(k_rounded) + C::kExponentBias) << C::kFractionBits;
+    const eT e = p * std::bit_cast<eT>(two_to_k);  // e^r · 2^k
+    const eT y = t >= C::kSmallest ? (t <= C::kLargest ? e : kInfinity)
+                                   : (t < C::kSmallest ? eT{0} : t);  // NaN: NaN
+    x[i] = y;
+    sum += y;
+  }
+  return sum;
+}
+//! [exp]
+
+// The largest of `count` values (−∞ if every one is, or if there are none), kept as sixteen
+// running maxima so that the comparisons overlap instead of each waiting for the one before.
+template <typename eT>
+[[gnu::always_inline]] inline eT largest_of(const eT* x, arma::uword count) {
+  constexpr arma::uword kLanes = 16;
+  std::array<eT, kLanes> lane;
+  lane.fill(-std::numeric_limits<eT>::infinity());
   arma::uword i = 0;
   for (; i + kLanes <= count; i += kLanes)
     for (arma::uword j = 0; j < kLanes; ++j)
       lane[j] = std::max(lane[j], x[i + j]);
   for (; i < count; ++i)
     lane[0] = std::max(lane[0], x[i]);
-  return *std::max_element(lane, lane + kLanes);
+  return *std::max_element(lane.begin(), lane.end());
 }
 
-// The sum of `count` values, as eight running sums, for the same reason.
 ATTN_X86_CLONES
-double total(const double* x, arma::uword count) {
-  constexpr arma::uword kLanes = 8;
-  double lane[kLanes] = {};
-  arma::uword i = 0;
-  for (; i + kLanes <= count; i += kLanes)
-    for (arma::uword j = 0; j < kLanes; ++j)
-      lane[j] += x[i + j];
-  for (; i < count; ++i)
-    lane[0] += x[i];
-  return std::accumulate(lane, lane + kLanes, 0.0);
+double largest(const double* x, arma::uword count) {
+  return largest_of(x, count);
+}
+
+ATTN_X86_CLONES
+float largest(const float* x, arma::uword count) {
+  return largest_of(x, count);
 }
 
 }  // namespace
 
 // exp_shifted is defined before online_update calls it: clang 19 refuses to make a function
 // multiversioned (target_clones) after its first use.
-//! [exp]
-// On x86 compiled twice, for AVX-512 and for any x86-64; the loader picks the copy the CPU can
-// run. Elsewhere it is compiled once, plain.
 ATTN_X86_CLONES
-void exp_shifted(double* x, arma::uword count, double shift) {
-  // e^t = 2^k · e^r with k = round(t / ln 2) and r = t − k ln 2, |r| ≤ ln(2)/2. ln 2 is split in
-  // two so that k ln 2 is subtracted exactly; e^r is its Taylor series to r^13 (truncation
-  // below 1e-17), and 2^k is built from its exponent bits. No branch, no call: it vectorises.
-  constexpr double kInvLn2 = 1.4426950408889634;
-  constexpr double kLn2Hi = 0x1.62e42fefa3800p-1, kLn2Lo = 0x1.ef35793c76730p-45;
-  constexpr double kSmallest = -708.0;  // below this e^t < 3.3e-308: flushed to 0
-  constexpr double kLargest = 709.0;    // above this 2^k would not fit: +∞
-#pragma omp simd
-  for (arma::uword i = 0; i < count; ++i) {
-    const double t = x[i] - shift;
-    // t clamped to [kSmallest, kLargest], so that k is always a small integer (NaN too).
-    const double tc = t > kSmallest ? (t < kLargest ? t : kLargest) : kSmallest;
-    const double k = std::nearbyint(tc * kInvLn2);
-    const double r = (tc - k * kLn2Hi) - k * kLn2Lo;
-    double p = 1.0 / 6227020800.0;  // 1/13!, then Horner down to 1
-    p = p * r + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    const auto biased = static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023);
-    const double e = p * bits_as_double(biased << 52);  // e^r · 2^k
-    x[i] =
-        t >= kSmallest ? (t <= kLargest ? e : kInfinity) : (t < kSmallest ? 0.0 : t);  // NaN: NaN
-  }
+double exp_shifted(double* x, arma::uword count, double shift) {
+  return exp_and_sum(x, count, shift);
 }
-//! [exp]
+
+ATTN_X86_CLONES
+float exp_shifted(float* x, arma::uword count, float shift) {
+  return exp_and_sum(x, count, shift);
+}
 
 namespace {
 
+// The two GEMMs of a block, C ← α op(A) op(B) + β C, column-major, in each precision.
+void gemm(CBLAS_TRANSPOSE op_a, CBLAS_TRANSPOSE op_b, arma::uword m, arma::uword n, arma::uword k,
+          const double* A, arma::uword lda, const double* B, arma::uword ldb, double beta,
+          double* C, arma::uword ldc) {
+  cblas_dgemm(CblasColMajor, op_a, op_b, m, n, k, 1.0, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemm(CBLAS_TRANSPOSE op_a, CBLAS_TRANSPOSE op_b, arma::uword m, arma::uword n, arma::uword k,
+          const float* A, arma::uword lda, const float* B, arma::uword ldb, float beta, float* C,
+          arma::uword ldc) {
+  cblas_sgemm(CblasColMajor, op_a, op_b, m, n, k, 1.0f, A, lda, B, ldb, beta, C, ldc);
+}
+
 // One online-softmax step for one query and one block of its scores `s`:
 // m ← max(m, max_j s_j), s_j ← e^{s_j − m}, ℓ ← e^{m_old − m} ℓ + Σ_j s_j. Returns e^{m_old − m},
-// the factor that rescales what was accumulated against the old maximum.
+// the factor that rescales what was accumulated against the old maximum. The running maximum
+// and sum are doubles in both precisions: they cost one operation per block.
 //! [online-update]
-double online_update(double* s, arma::uword count, double& m, double& l) {
-  const double m_new = std::max(m, largest(s, count));
-  exp_shifted(s, count, m_new);
+template <typename eT>
+double online_update(eT* s, arma::uword count, double& m, double& l) {
+  const double m_new = std::max(m, static_cast<double>(largest(s, count)));
+  const double block_sum = exp_shifted(s, count, static_cast<eT>(m_new));  // s_j ← e^{s_j − m'}
   const double alpha = std::exp(m - m_new);  // 0 on the first block, where m = −∞
-  l = alpha * l + total(s, count);
+  l = alpha * l + block_sum;
   m = m_new;
   return alpha;
 }
 //! [online-update]
 
-}  // namespace
-
-StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
-                                       double scale, const StreamingMask& mask,
-                                       const StreamingBlocks& blocks) {
+template <typename eT>
+BasicStreamingAttention<eT> streaming(const arma::Mat<eT>& Q, const arma::Mat<eT>& K,
+                                      const arma::Mat<eT>& V, double scale,
+                                      const StreamingMask& mask, const StreamingBlocks& blocks) {
   require_streaming_inputs(Q, K, V, scale, blocks);
   //! [streaming]
   // A block of rows of a column-major matrix is itself a matrix whose columns lie `n_rows`
-  // apart (its leading dimension): BLAS reads the blocks of K and V in place, uncopied.
+  // apart (its leading dimension): BLAS reads the blocks of K and V in place, uncopied. Each
+  // query's scores and its unnormalised output are columns (St, Ot), so that the softmax and
+  // the rescaling run down contiguous memory.
   const arma::uword n = Q.n_rows, keys = K.n_rows, d_k = Q.n_cols, d_v = V.n_cols;
-  arma::mat Z(n, d_v);
-  arma::vec log_sum_exp(n);
+  arma::Mat<eT> Z(n, d_v);
+  arma::Col<eT> log_sum_exp(n);
   const arma::uword query_blocks = (n + blocks.queries - 1) / blocks.queries;
   const OneThread one_blas_thread(
       Held::blas);  // one GEMM per thread, not two threads' GEMMs per core
 #pragma omp parallel for schedule(dynamic)
   for (arma::uword b = 0; b < query_blocks; ++b) {
     const arma::uword q0 = b * blocks.queries, bq = std::min(blocks.queries, n - q0);
-    const arma::mat Qb = scale * Q.rows(q0, q0 + bq - 1);  // (bq × d_k), scaled once
-    arma::vec m(bq, arma::fill::value(kMinusInfinity)), l(bq, arma::fill::zeros);
-    arma::mat O(bq, d_v, arma::fill::zeros), St(blocks.keys, bq);    // St: scores, key × query
+    const arma::Mat<eT> Qb = static_cast<eT>(scale) * Q.rows(q0, q0 + bq - 1);  // scaled once
+    arma::vec m(bq, arma::fill::value(-std::numeric_limits<double>::infinity()));
+    arma::vec l(bq, arma::fill::zeros);
+    arma::Mat<eT> St(blocks.keys, bq);                               // scores: key × query
+    arma::Mat<eT> Ot(d_v, bq, arma::fill::zeros);                    // outputs: value × query
     const arma::uword last = allowed_keys(mask, q0 + bq - 1, keys);  // no query here sees past it
     for (arma::uword k0 = 0; k0 < last; k0 += blocks.keys) {  // wholly masked blocks: skipped
       const arma::uword bk = std::min(blocks.keys, last - k0);
       // St = K_block Qbᵀ, (bk × bq): one GEMM
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, bk, bq, d_k, 1.0, K.colptr(0) + k0, keys,
-                  Qb.memptr(), bq, 0.0, St.memptr(), blocks.keys);
+      gemm(CblasNoTrans, CblasTrans, bk, bq, d_k, K.colptr(0) + k0, keys, Qb.memptr(), bq, 0,
+           St.memptr(), blocks.keys);
       for (arma::uword c = 0; c < bq; ++c) {
-        double* s = St.colptr(c);
+        eT* s = St.colptr(c);
         const arma::uword end = allowed_keys(mask, q0 + c, keys);
         for (arma::uword j = end > k0 ? end - k0 : 0; j < bk; ++j)
-          s[j] = kMinusInfinity;
+          s[j] = -std::numeric_limits<eT>::infinity();
         // Every query may see key 0 (a mask allows a prefix of the keys), so the first block
         // gives each query a finite maximum.
         const double alpha = online_update(s, bk, m(c), l(c));  // s_j ← e^{s_j − m}
         if (alpha != 1.0)
-          O.row(c) *= alpha;
+          Ot.col(c) *= static_cast<eT>(alpha);
       }
-      // O += Stᵀ V_block, (bq × d_v): one GEMM
-      cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, bq, d_v, bk, 1.0, St.memptr(),
-                  blocks.keys, V.colptr(0) + k0, keys, 1.0, O.memptr(), bq);
+      // Ot += V_blockᵀ St, (d_v × bq): one GEMM
+      gemm(CblasTrans, CblasNoTrans, d_v, bq, bk, V.colptr(0) + k0, keys, St.memptr(), blocks.keys,
+           1, Ot.memptr(), d_v);
     }
-    Z.rows(q0, q0 + bq - 1) = O.each_col() / l;  // divide once, at the end
-    log_sum_exp.subvec(q0, q0 + bq - 1) = m + arma::log(l);
+    const arma::Row<eT> inverse_sum = arma::conv_to<arma::Row<eT>>::from(1.0 / l.t());
+    Z.rows(q0, q0 + bq - 1) = (Ot.each_row() % inverse_sum).t();  // divide once, at the end
+    log_sum_exp.subvec(q0, q0 + bq - 1) = arma::conv_to<arma::Col<eT>>::from(m + arma::log(l));
   }
   //! [streaming]
-  StreamingAttention result{std::move(Z), std::move(log_sum_exp)};
+  BasicStreamingAttention<eT> result{std::move(Z), std::move(log_sum_exp)};
   require_no_overflow(result);
   return result;
+}
+
+}  // namespace
+
+StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
+                                       double scale, const StreamingMask& mask,
+                                       const StreamingBlocks& blocks) {
+  return streaming(Q, K, V, scale, mask, blocks);
+}
+
+StreamingAttentionF streaming_attention(const arma::fmat& Q, const arma::fmat& K,
+                                        const arma::fmat& V, double scale,
+                                        const StreamingMask& mask, const StreamingBlocks& blocks) {
+  return streaming(Q, K, V, scale, mask, blocks);
 }
 
 }  // namespace attn::fast

@@ -48,8 +48,12 @@ arma::uword allowed_keys(const StreamingMask& mask, arma::uword row, arma::uword
   return end;
 }
 
-void require_streaming_inputs(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
-                              double scale, const StreamingBlocks& blocks) {
+namespace {
+
+// The checks of every streaming pass, written once for both precisions.
+template <typename eT>
+void streaming_inputs(const arma::Mat<eT>& Q, const arma::Mat<eT>& K, const arma::Mat<eT>& V,
+                      double scale, const StreamingBlocks& blocks) {
   require_nonempty("Q", Q);
   require_nonempty("K", K);
   require_nonempty("V", V);
@@ -63,12 +67,33 @@ void require_streaming_inputs(const arma::mat& Q, const arma::mat& K, const arma
   require_finite("streaming_attention: the scale", scale);
 }
 
-void require_no_overflow(const StreamingAttention& result) {
+template <typename eT>
+void no_overflow(const BasicStreamingAttention<eT>& result) {
   // Finite inputs can still give an infinite score c q·k; then Z would hold NaN.
   if (!result.log_sum_exp.is_finite() || !result.output.is_finite())
     throw InputError(
         "streaming_attention: a score c q·k overflowed to infinity; Q, K or the "
         "scale is too large");
+}
+
+}  // namespace
+
+void require_streaming_inputs(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
+                              double scale, const StreamingBlocks& blocks) {
+  streaming_inputs(Q, K, V, scale, blocks);
+}
+
+void require_streaming_inputs(const arma::fmat& Q, const arma::fmat& K, const arma::fmat& V,
+                              double scale, const StreamingBlocks& blocks) {
+  streaming_inputs(Q, K, V, scale, blocks);
+}
+
+void require_no_overflow(const StreamingAttention& result) {
+  no_overflow(result);
+}
+
+void require_no_overflow(const StreamingAttentionF& result) {
+  no_overflow(result);
 }
 
 StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
@@ -177,12 +202,14 @@ std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const a
   return steps;
 }
 
-KVCache::KVCache(arma::uword d_k, arma::uword d_v) : K_(16, d_k), V_(16, d_v) {
+template <typename eT>
+BasicKVCache<eT>::BasicKVCache(arma::uword d_k, arma::uword d_v) : K_(16, d_k), V_(16, d_v) {
   if (d_k == 0 || d_v == 0)
     throw InputError("a KV cache needs keys and values at least 1 wide");
 }
 
-void KVCache::append(const arma::rowvec& k, const arma::rowvec& v) {
+template <typename eT>
+void BasicKVCache<eT>::append(const Row& k, const Row& v) {
   if (k.n_elem != K_.n_cols || v.n_elem != V_.n_cols)
     throw ShapeError(fmt::format("KV cache of widths {} and {}: a key of {} and a value of {}",
                                  K_.n_cols, V_.n_cols, k.n_elem, v.n_elem));
@@ -197,20 +224,25 @@ void KVCache::append(const arma::rowvec& k, const arma::rowvec& v) {
   ++size_;
 }
 
-arma::rowvec KVCache::attend(const arma::rowvec& q, double scale) const {
+template <typename eT>
+typename BasicKVCache<eT>::Row BasicKVCache<eT>::attend(const Row& q, double scale) const {
   if (size_ == 0)
     throw InputError("the KV cache is empty: append a key and a value first");
   if (q.n_elem != K_.n_cols)
     throw ShapeError(fmt::format("a query of {} against keys of width {}", q.n_elem, K_.n_cols));
   require_finite("the query", q);
   require_finite("KVCache::attend: the scale", scale);
+  const auto c = static_cast<eT>(scale);  // in the cache's precision
   //! [kv-cache]
-  const arma::rowvec s = scale * (q * K_.rows(0, size_ - 1).t());  // (1 × t): O(t·d)
-  const arma::rowvec e = arma::exp(s - s.max());
-  const arma::rowvec z = (e * V_.rows(0, size_ - 1)) / arma::accu(e);  // (1 × d_v)
+  const Row s = c * (q * K_.rows(0, size_ - 1).t());  // (1 × t): O(t·d)
+  const Row e = arma::exp(s - s.max());
+  const Row z = (e * V_.rows(0, size_ - 1)) / arma::accu(e);  // (1 × d_v)
   //! [kv-cache]
   require_finite("the scores c q K^T", s);  // finite inputs can still overflow
   return z;
 }
+
+template class BasicKVCache<double>;
+template class BasicKVCache<float>;
 
 }  // namespace attn

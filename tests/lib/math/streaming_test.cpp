@@ -175,4 +175,32 @@ TEST(KVCache, RefusesWhatDoesNotFit) {
   EXPECT_THROW(attn::KVCache(0, 3), attn::InputError);
 }
 
+// The cache in float: each step equals the double cache's on the same (float) numbers within
+// float's rounding (unit roundoff 6e-8, times the few operations of a step), and it refuses
+// what the double cache refuses.
+TEST(KVCacheFloat, EachStepIsTheDoubleCachesWithinFloatsRounding) {
+  const attn_test::Normals draw(62);
+  const arma::uword n = 300, d = 16;
+  const arma::fmat Q = arma::conv_to<arma::fmat>::from(draw.normal(n, d));
+  const arma::fmat K = arma::conv_to<arma::fmat>::from(draw.normal(n, d));
+  const arma::fmat V = arma::conv_to<arma::fmat>::from(draw.normal(n, 4));
+  const double c = 0.25;
+  attn::KVCacheF single(d, 4);
+  attn::KVCache twice(d, 4);
+  for (arma::uword t = 0; t < n; ++t) {
+    single.append(K.row(t), V.row(t));
+    twice.append(arma::conv_to<arma::rowvec>::from(K.row(t)),
+                 arma::conv_to<arma::rowvec>::from(V.row(t)));
+    const arma::rowvec z = arma::conv_to<arma::rowvec>::from(single.attend(Q.row(t), c));
+    EXPECT_LE(relative_gap(z, twice.attend(arma::conv_to<arma::rowvec>::from(Q.row(t)), c)), 1e-6)
+        << "step " << t;
+  }
+  arma::frowvec bad = Q.row(0);
+  bad(2) = arma::datum::nan;
+  EXPECT_THROW(single.attend(bad, c), attn::InputError);
+  EXPECT_THROW(single.append(bad, V.row(0)), attn::InputError);
+  EXPECT_THROW(single.attend(arma::frowvec(3, arma::fill::ones), c), attn::ShapeError);
+  EXPECT_THROW(attn::KVCacheF(4, 0), attn::InputError);
+}
+
 }  // namespace

@@ -34,11 +34,18 @@ struct StreamingBlocks {
   arma::uword keys = 256;     ///< key rows per block: the scores, 256 × 128 doubles, fit in L2.
 };
 
-/// \brief What the streaming pass returns.
-struct StreamingAttention {
-  arma::mat output;       ///< `Z: (n × d_v)`, equal to attend()'s output.
-  arma::vec log_sum_exp;  ///< `(n)`: \f$\log \sum_j e^{s_{ij}}\f$ over the allowed keys.
+/// \brief What the streaming pass returns, in the precision of its inputs.
+/// \tparam eT `double` (StreamingAttention) or `float` (StreamingAttentionF).
+template <typename eT>
+struct BasicStreamingAttention {
+  arma::Mat<eT> output;       ///< `Z: (n × d_v)`, equal to attend()'s output.
+  arma::Col<eT> log_sum_exp;  ///< `(n)`: \f$\log \sum_j e^{s_{ij}}\f$ over the allowed keys.
 };
+
+/// What the streaming pass returns in double precision (Armadillo's `mat`).
+using StreamingAttention = BasicStreamingAttention<double>;
+/// What attn::fast::streaming_attention() returns in single precision (Armadillo's `fmat`).
+using StreamingAttentionF = BasicStreamingAttention<float>;
 
 /// \brief \f$Z = \mathrm{softmax}(c\,Q K^\top)\,V\f$, computed block by block with the online
 ///        softmax; the score grid is never formed.
@@ -71,12 +78,20 @@ arma::uword allowed_keys(const StreamingMask& mask, arma::uword row, arma::uword
 /// \throws ShapeError and InputError as streaming_attention() says.
 void require_streaming_inputs(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
                               double scale, const StreamingBlocks& blocks);
+/// \brief require_streaming_inputs() for float inputs, in the same words.
+/// \param Q,K,V the inputs. \param scale \f$c\f$. \param blocks the block sizes.
+/// \throws ShapeError and InputError as streaming_attention() says.
+void require_streaming_inputs(const arma::fmat& Q, const arma::fmat& K, const arma::fmat& V,
+                              double scale, const StreamingBlocks& blocks);
 
 /// \brief The check every form of streaming_attention() makes on its result: finite inputs
 ///        can still give a score \f$c\,q \cdot k\f$ that overflows to infinity.
 /// \param result the output and log-sum-exps of a streaming pass.
 /// \throws InputError if the output or a log-sum-exp is not finite.
 void require_no_overflow(const StreamingAttention& result);
+/// \brief require_no_overflow() for a float result. \param result its output and log-sum-exps.
+/// \throws InputError if the output or a log-sum-exp is not finite.
+void require_no_overflow(const StreamingAttentionF& result);
 
 /// \brief Bytes of memory, by formula, of attention on `n` queries and `m` keys.
 struct AttentionMemory {
@@ -144,15 +159,20 @@ std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const a
 /// Step \f$t\f$ appends \f$k_t, v_t\f$ and computes
 /// \f$z_t = \mathrm{softmax}(c\, q_t K_{\le t}^\top)\, V_{\le t}\f$: \f$O(t\,d)\f$ work, and row
 /// \f$t\f$ of full causal attention. Storage grows by doubling.
-class KVCache {
+/// \tparam eT `double` (KVCache) or `float` (KVCacheF): the precision of what is stored and
+///         computed.
+template <typename eT>
+class BasicKVCache {
  public:
+  /// A row of keys, values, queries or outputs in this precision.
+  using Row = arma::Row<eT>;
   /// \brief An empty cache. \param d_k key width. \param d_v value width.
   /// \throws InputError if a width is 0.
-  KVCache(arma::uword d_k, arma::uword d_v);
+  BasicKVCache(arma::uword d_k, arma::uword d_v);
   /// \brief Stores one token's key and value. \param k `(1 × d_k)`. \param v `(1 × d_v)`.
   /// \throws ShapeError if a width differs.
   /// \throws InputError if \p k or \p v holds a NaN or an infinity.
-  void append(const arma::rowvec& k, const arma::rowvec& v);
+  void append(const Row& k, const Row& v);
   /// \brief The number of tokens cached. \return \f$t\f$.
   arma::uword size() const { return size_; }
   /// \brief One query against every cached key.
@@ -161,11 +181,19 @@ class KVCache {
   /// \throws InputError if the cache is empty, \p q holds a NaN or an infinity, \p scale is not
   ///         finite or a score overflows to infinity.
   /// \throws ShapeError if \p q is not as wide as the keys.
-  arma::rowvec attend(const arma::rowvec& q, double scale) const;
+  Row attend(const Row& q, double scale) const;
 
  private:
-  arma::mat K_, V_;  // rows [0, size_) are in use
+  arma::Mat<eT> K_, V_;  // rows [0, size_) are in use
   arma::uword size_ = 0;
 };
+
+/// The KV cache in double precision.
+using KVCache = BasicKVCache<double>;
+/// The KV cache in single precision.
+using KVCacheF = BasicKVCache<float>;
+
+extern template class BasicKVCache<double>;
+extern template class BasicKVCache<float>;
 
 }  // namespace attn
