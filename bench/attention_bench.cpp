@@ -19,6 +19,7 @@
 namespace {
 
 constexpr arma::uword kWidth = 64;  // d_k = d_v
+constexpr long kMostThreads = 2;    // every run is timed on 1 thread and on this many
 
 template <typename eT>
 struct Inputs {
@@ -103,14 +104,14 @@ void Sizes(benchmark::internal::Benchmark* b, long largest) {
 
 void CausalSizes(benchmark::internal::Benchmark* b, long largest) {
   for (long causal : {0, 1})
-    for (long threads : {1, 2})
+    for (long threads : {1L, kMostThreads})
       for (long n = 256; n <= largest; n *= 2)
         b->Args({n, threads, causal});
   b->ArgNames({"n", "threads", "causal"})->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
 void GemmSizes(benchmark::internal::Benchmark* b) {
-  b->Args({2048, 1})->Args({2048, 2})->ArgNames({"n", "threads"});
+  b->Args({2048, 1})->Args({2048, kMostThreads})->ArgNames({"n", "threads"});
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
@@ -124,17 +125,29 @@ BENCHMARK(Streaming<float>)->Name("StreamingF32")->Apply([](benchmark::internal:
   CausalSizes(b, 16384);
 });
 
-// One large GEMM in each precision before any timing, as bench/compare.py gives its Python
-// contenders: on some machines OpenBLAS's small GEMMs run several times slower until a large one
-// has run (seen on AMD EPYC with OpenBLAS 0.3.21 and 0.3.29: sgemm with k = 256 at 10 GFLOP/s
-// before, 35 after).
-void warm_up_blas() {
-  arma::mat A(2048, 2048, arma::fill::ones);
-  const arma::mat C = A * A;
-  arma::fmat Af(2048, 2048, arma::fill::ones);
-  const arma::fmat Cf = Af * Af;
+// Before any timing, every thread that will call OpenBLAS runs one GEMM of 512 in each
+// precision, as bench/compare.py does for its Python contenders. On some machines OpenBLAS's
+// small GEMMs run several times slower in a thread until that thread has run a larger one
+// (seen on AMD EPYC with OpenBLAS 0.3.21 and 0.3.29: sgemm with k = 256 at 10 GFLOP/s before,
+// 35 after); the streaming form calls OpenBLAS from each of its OpenMP threads.
+template <typename eT>
+void one_gemm() {
+  const arma::Mat<eT> A(512, 512, arma::fill::ones);
+  const arma::Mat<eT> C = A * A;
   benchmark::DoNotOptimize(C.memptr());
-  benchmark::DoNotOptimize(Cf.memptr());
+}
+
+void warm_up_blas() {
+  const int blas_threads = openblas_get_num_threads();
+  openblas_set_num_threads(1);
+#pragma omp parallel num_threads(kMostThreads)
+  {
+    one_gemm<double>();
+    one_gemm<float>();
+  }
+  openblas_set_num_threads(blas_threads);
+  one_gemm<double>();  // and OpenBLAS's own threads, as the reference and the GEMM use them
+  one_gemm<float>();
 }
 
 }  // namespace

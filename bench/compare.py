@@ -14,8 +14,9 @@ OPENBLAS_L2_SIZE from every run it starts, so that every contender runs OpenBLAS
 or sets the one --openblas-coretype names; either way it records the kernel that ran.
 
 Writes bench/results/attention.csv, three figures (time, GFLOP/s against the GEMM rates, peak
-memory, each against n) and, with --readme README.md, the tables between the README's
-"performance" markers. Each time is the minimum over --repeat runs (the machine is shared and
+memory, each against n), the tables as bench/results/attention-tables.md (chapter 09's page
+includes it) and, with --readme README.md, the same tables between the README's "performance"
+markers. Each time is the minimum over --repeat runs (the machine is shared and
 noisy). Needs Debian's python3-numpy and python3-torch (PyTorch 2 for the fused kernel; without
 it that contender is left out and the tables say so), and gnuplot for the figures.
 """
@@ -75,7 +76,10 @@ def has_fused_attention():
     return hasattr(F, "scaled_dot_product_attention")
 
 
-def worker(threads, sizes, repeat):
+def worker(group, threads, sizes, repeat):
+    """One group of Python contenders on `threads` threads: "teaching" (numpy and PyTorch's
+    textbook form, whose threads are OpenBLAS's) or "fused" (PyTorch's SDPA, whose threads are
+    PyTorch's own, each calling OpenBLAS on one thread, as the C++ streaming form does)."""
     import numpy as np
     import torch
     torch.set_num_threads(threads)
@@ -87,6 +91,7 @@ def worker(threads, sizes, repeat):
         torch.mm(warm, warm)
 
     def measure(name, dtype, causal, n, run):
+        run()  # untimed: the first call may set things up
         peak_reset()
         baseline = resident_mb("VmRSS")
         best = min(timed(run) for _ in range(repeat))
@@ -97,11 +102,12 @@ def worker(threads, sizes, repeat):
     for n in sizes:
         Q, K, V = (rng.standard_normal((n, D)) for _ in range(3))
         tq, tk, tv = (torch.from_numpy(a) for a in (Q, K, V))
-        measure("numpy (article)", "float64", False, n, lambda: article_numpy(Q, K, V))
-        measure("numpy (vectorised)", "float64", False, n, lambda: vectorised_numpy(Q, K, V))
-        measure("PyTorch (textbook)", "float64", False, n,
-                lambda: torch.softmax(tq @ tk.T / 8.0, dim=-1) @ tv)
-        if has_fused_attention():
+        if group == "teaching":
+            measure("numpy (article)", "float64", False, n, lambda: article_numpy(Q, K, V))
+            measure("numpy (vectorised)", "float64", False, n, lambda: vectorised_numpy(Q, K, V))
+            measure("PyTorch (textbook)", "float64", False, n,
+                    lambda: torch.softmax(tq @ tk.T / 8.0, dim=-1) @ tv)
+        elif has_fused_attention():
             import torch.nn.functional as F
             for dtype in ("float64", "float32"):
                 q, k, v = (t.to(getattr(torch, dtype)).reshape(1, 1, n, D) for t in (tq, tk, tv))
@@ -169,11 +175,11 @@ def cpp(bench, threads, sizes, reference_sizes, repeat, env):
     return list(best.values()), out["context"]
 
 
-def env_for(threads, coretype):
-    """The environment of every run: the thread counts, and OpenBLAS's own kernel choice
-    unless a core type is asked for."""
+def env_for(threads, coretype, blas_threads=None):
+    """The environment of every run: the thread counts (OpenBLAS's, unless given apart, equal to
+    OpenMP's), and OpenBLAS's own kernel choice unless a core type is asked for."""
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
-    env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    env.update(OPENBLAS_NUM_THREADS=str(blas_threads or threads), OMP_NUM_THREADS=str(threads))
     if coretype:
         env["OPENBLAS_CORETYPE"] = coretype
     return env
@@ -311,13 +317,18 @@ def measure(args):
     facts = json.loads(subprocess.run([sys.executable, __file__, "--facts"], check=True,
                                       capture_output=True, text=True,
                                       env=env_for(1, args.openblas_coretype)).stdout)
+    # The teaching forms give their threads to OpenBLAS. A fused kernel runs its blocks on
+    # threads of its own and calls OpenBLAS on one thread from each, as the C++ streaming form
+    # does (letting OpenBLAS start threads of its own inside them oversubscribes the cores).
     for threads in args.threads:
-        print(f"compare: Python contenders, {threads} thread(s)", file=sys.stderr)
-        run = subprocess.run([sys.executable, __file__, "--worker", str(threads), "--repeat",
-                              str(args.repeat), "--sizes", *map(str, args.sizes)],
-                             check=True, capture_output=True, text=True,
-                             env=env_for(threads, args.openblas_coretype))
-        rows += [json.loads(line) for line in run.stdout.splitlines()]
+        for group, blas_threads in (("teaching", threads), ("fused", 1)):
+            print(f"compare: Python contenders ({group}), {threads} thread(s)", file=sys.stderr)
+            run = subprocess.run([sys.executable, __file__, "--worker", group, "--threads",
+                                  str(threads), "--repeat", str(args.repeat),
+                                  "--sizes", *map(str, args.sizes)],
+                                 check=True, capture_output=True, text=True,
+                                 env=env_for(threads, args.openblas_coretype, blas_threads))
+            rows += [json.loads(line) for line in run.stdout.splitlines()]
     print(f"compare: C++ benchmark, {' and '.join(map(str, args.threads))} thread(s)", file=sys.stderr)
     streaming = sorted(set(args.sizes) | {n for n in (2 ** k for k in range(8, 15))
                                           if args.sizes[0] <= n <= args.streaming_up_to})
@@ -365,13 +376,13 @@ def main():
     ap.add_argument("--readme", help="README to update between its performance markers")
     ap.add_argument("--from-csv", action="store_true",
                     help="measure nothing: redraw the figures and the tables from OUT/attention.csv")
-    ap.add_argument("--worker", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--worker", choices=["teaching", "fused"], help=argparse.SUPPRESS)
     ap.add_argument("--facts", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.facts:
         return python_facts()
     if args.worker:
-        return worker(args.worker, args.sizes, args.repeat)
+        return worker(args.worker, args.threads[0], args.sizes, args.repeat)
 
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -381,7 +392,8 @@ def main():
         rows, facts, context = measure(args)
         heading = (f"Measured on {machine(facts, context)}; d = 64, minimum of {args.repeat} runs "
                    f"(C++: of {max(args.repeat, 5)}); threads: {' and '.join(map(str, args.threads))}, "
-                   f"the same for every contender.")
+                   f"the same for every contender (the fused kernels' own, each holding OpenBLAS "
+                   f"to one inside; OpenBLAS's for the others).")
         if not facts["fused"]:
             heading += " This PyTorch has no scaled_dot_product_attention (PyTorch 2 has)."
         write_csv(out / "attention.csv", heading, rows)
@@ -390,12 +402,16 @@ def main():
                                                  and r["n"] in args.sizes}))
     rates = ", ".join(f"{'dgemm' if d == 'float64' else 'sgemm'} {v:.1f} GFLOP/s"
                       for d, v in sorted(gemm.items(), reverse=True))
-    text = "\n".join([f"{heading} GEMM rates in the same run, one thread: {rates}.", "",
-                      "Ours against PyTorch 2's fused `scaled_dot_product_attention` (SDPA), one "
+    first = f"{heading} GEMM rates in the same run, one thread: {rates}."
+    rest = "\n".join(["Ours against PyTorch 2's fused `scaled_dot_product_attention` (SDPA), one "
                       "thread unless said:", ""] + fused +
                      ["", "Against what the articles teach from, float64, not causal, one thread:",
                       ""] + teaching)
+    text = first + "\n\n" + rest
     print(text)
+    # Chapter 09's page includes the same tables (\includedoc), so that page and README agree.
+    # Doxygen runs an included file's first two paragraphs together; its \n keeps them apart.
+    (out / "attention-tables.md").write_text(first + "\n\\n\n" + rest + "\n", encoding="utf-8")
     if args.readme:
         readme = pathlib.Path(args.readme)
         old = readme.read_text(encoding="utf-8")
