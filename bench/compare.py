@@ -36,12 +36,15 @@ D = 64
 TEACHING = ["numpy (article)", "numpy (vectorised)", "PyTorch (textbook)"]
 FUSED = "PyTorch SDPA"
 OURS = "C++ streaming"
+# Below this n the memory figure would mislead: a call can reuse memory that the warm-up or an
+# earlier size freed, and then adds nothing to the peak although it needs its grids.
+MEMORY_FROM = 2048
 
 
 # --- the Python contenders, run in a worker process per thread count ------------------------
 
 def article_numpy(Q, K, V):
-    """Article 000's code: one softmax per row, in a Python loop."""
+    """Module 2.1's code (article 000): one softmax per row, in a Python loop."""
     import numpy as np
 
     def softmax(x):
@@ -126,8 +129,9 @@ def python_facts():
     """Versions and the OpenBLAS kernel of the Python side, printed by a worker process."""
     import numpy
     import torch
+    cpu = getattr(torch.backends, "cpu", None)  # PyTorch 2 has it, 1.13 does not
     facts = {"numpy": numpy.__version__, "torch": torch.__version__,
-             "torch_cpu": torch.backends.cpu.get_cpu_capability(),
+             "torch_cpu": cpu.get_cpu_capability() if cpu else "?",
              "fused": has_fused_attention()}
     try:
         from threadpoolctl import threadpool_info
@@ -227,8 +231,10 @@ def plots(rows, out):
     data = out / "attention.dat"
 
     def series(keep):
-        return sorted({(r["contender"], r["dtype"], r["causal"], r["threads"]) for r in rows
-                       if r["contender"] != "GEMM" and keep(r)})
+        """The rows a figure draws (those `keep` accepts, GEMMs apart), one series per
+        contender, precision, mask and thread count."""
+        kept = [r for r in rows if r["contender"] != "GEMM" and keep(r)]
+        return kept, sorted({(r["contender"], r["dtype"], r["causal"], r["threads"]) for r in kept})
     figures = {
         "attention-time": (series(lambda r: not r["causal"]), 2,
                            "set logscale y 10\nset ylabel 'seconds (minimum of repeats)'\n"
@@ -241,10 +247,11 @@ def plots(rows, out):
                                      f"{1 if r['dtype'] == 'float64' else 2} lw 1 title "
                                      f"'{'dgemm' if r['dtype'] == 'float64' else 'sgemm'}, 1 thread'"
                                      for r in rows if r["contender"] == "GEMM" and r["threads"] == 1)),
-        "attention-memory": (series(lambda r: not r["causal"] and r["threads"] == 1), 4,
+        "attention-memory": (series(lambda r: not r["causal"] and r["threads"] == 1
+                                    and r["n"] >= MEMORY_FROM), 4,
                              "set logscale y 10\nset ylabel 'MB added at the peak, inputs excluded "
                              "(0.1: none)'\nset title 'Memory a call needs beyond its inputs, "
-                             "against n (one thread)'\n",
+                             f"against n (one thread, n ≥ {MEMORY_FROM})'\n",
                              f", 3 * x**2 * 8 / 1e6 with lines lc rgb '#555555' dashtype 2 title "
                              f"'3 n^2 doubles (the grids)', x * {D} * 8 / 1e6 with lines "
                              f"lc rgb '#555555' dashtype 3 title 'n d doubles (the output)'"),
@@ -252,10 +259,10 @@ def plots(rows, out):
     common = ("set terminal pngcairo size 1000,600 font 'DejaVu Sans,11'\n"
               "set key outside right top font ',9'\nset logscale x 2\n"
               "set xlabel 'n (tokens), d = 64'\nset grid\n")
-    for name, (chosen, column, setup, extra) in figures.items():
+    for name, ((kept, chosen), column, setup, extra) in figures.items():
         with open(data, "w") as f:
             for key in chosen:
-                for r in sorted((r for r in rows if (r["contender"], r["dtype"], r["causal"],
+                for r in sorted((r for r in kept if (r["contender"], r["dtype"], r["causal"],
                                                      r["threads"]) == key), key=lambda r: r["n"]):
                     f.write(f'{r["n"]} {r["seconds"]} {gflops(r)} {max(r["added_mb"], 0.1)}\n')
                 f.write("\n\n")
