@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 namespace attn::fast {
@@ -26,17 +27,21 @@ namespace {
 #define ATTN_X86_CLONES
 #endif
 
-// e^t = 2^k e^r for one precision: the range where the result is a normal number, ln 2 in two
-// parts, the Taylor coefficients of e^r (Horner order, highest power first) and the layout of
-// the floating-point bits.
+// e^t = 2^k e^r for one precision. The layout of the floating-point bits comes from the type;
+// the range where e^t is a normal number, ln 2 in two parts and the Taylor coefficients of e^r
+// (Horner order, highest power first) are set for each precision below.
 template <typename eT>
-struct ExpConstants;
+struct ExpRange;
+
+template <typename eT>
+struct ExpConstants : ExpRange<eT> {
+  using Bits = std::conditional_t<sizeof(eT) == 8, std::uint64_t, std::uint32_t>;
+  static constexpr int kFractionBits = std::numeric_limits<eT>::digits - 1;         // 52 or 23
+  static constexpr Bits kExponentBias = std::numeric_limits<eT>::max_exponent - 1;  // 1023 or 127
+};
 
 template <>
-struct ExpConstants<double> {
-  using Bits = std::uint64_t;
-  static constexpr int kFractionBits = 52;
-  static constexpr Bits kExponentBias = 1023;
+struct ExpRange<double> {
   static constexpr double kSmallest = -708.0;  // below this e^t < 3.3e-308: flushed to 0
   static constexpr double kLargest = 709.0;  // above this: +∞ (a margin: 2^k overflows from 709.44)
   static constexpr double kLn2Hi = 0x1.62e42fefa3800p-1, kLn2Lo = 0x1.ef35793c76730p-45;
@@ -58,10 +63,7 @@ struct ExpConstants<double> {
 };
 
 template <>
-struct ExpConstants<float> {
-  using Bits = std::uint32_t;
-  static constexpr int kFractionBits = 23;
-  static constexpr Bits kExponentBias = 127;
+struct ExpRange<float> {
   static constexpr float kSmallest = -87.0f;  // below this e^t < 1.7e-38: flushed to 0
   static constexpr float kLargest = 88.0f;    // above this e^t > 1.65e38: +∞ (a margin)
   static constexpr float kLn2Hi = 0x1.63p-1f, kLn2Lo = -0x1.bd0106p-13f;
