@@ -32,6 +32,23 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
                                        double scale, const StreamingMask& mask = {},
                                        const StreamingBlocks& blocks = {});
 
+/// \brief The block sizes single precision runs with unless told otherwise: 256 queries against
+///        512 keys, whose scores take 512 KiB in `float` (double's default, 128 × 256, takes
+///        256 KiB).
+///
+/// Chosen by measurement (three one-off sweeps, d = 64, one thread, OpenBLAS's Cooperlake kernel
+/// on an AVX-512 EPYC; the first tried 64, 128 or 256 queries against 128 to 1024 keys, the
+/// other two 128 or 256 against 256 or 512; the first two ran an earlier, scalar maximum pass):
+/// at n = 4096 without a mask, 57 to 61 ms with 128 × 256 and 55 to 56 ms with 256 × 512, and
+/// 256 queries against 256 to 1024 keys were all within the sweeps' noise of it. With the causal
+/// mask it took 30 against 31 ms at n = 4096, but at n = 2048 the latest sweep found it slower
+/// (8.7 against 7.7 ms). Larger blocks pack each block of K and V once for more queries. With
+/// the blocks of Q, K, V and the output beside them a thread works on 896 KiB, within that CPU's
+/// 1 MiB of L2 per core; on a core with less, a smaller block may be faster (pass one). In
+/// double precision no shape was faster than StreamingBlocks' default in every sweep, so double
+/// keeps it.
+inline constexpr StreamingBlocks kFloatBlocks{.queries = 256, .keys = 512};
+
 /// \brief streaming_attention() in single precision, as attention usually runs: the scores,
 ///        their exponentials and the outputs in `float` (sgemm), each query's running maximum
 ///        and sum of exponentials in `double`.
@@ -44,7 +61,8 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
 /// was \f$1.1 \cdot 10^{-6}\f$ from the double-precision result with a `float` sum and
 /// \f$4.8 \cdot 10^{-7}\f$ with a `double` one, which costs one operation per query per block.
 /// \param Q `(n × d_k)`. \param K `(m × d_k)`. \param V `(m × d_v)`. \param scale \f$c\f$.
-/// \param mask which keys each query may attend to. \param blocks the block sizes.
+/// \param mask which keys each query may attend to. \param blocks the block sizes (by default
+///        kFloatBlocks).
 /// \return the output and each row's log-sum-exp, in `float`.
 /// \throws ShapeError and InputError as the double-precision form does, in the same words; a
 ///         score \f$c\,q \cdot k\f$ that overflows `float` (beyond about
@@ -52,7 +70,7 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
 StreamingAttentionF streaming_attention(const arma::fmat& Q, const arma::fmat& K,
                                         const arma::fmat& V, double scale,
                                         const StreamingMask& mask = {},
-                                        const StreamingBlocks& blocks = {});
+                                        const StreamingBlocks& blocks = kFloatBlocks);
 
 /// \brief \f$x_i \leftarrow e^{x_i - c}\f$ in place, returning \f$\sum_i e^{x_i - c}\f$: the
 ///        exponentials of one block of scores and their sum, in one loop the compiler
@@ -60,10 +78,10 @@ StreamingAttentionF streaming_attention(const arma::fmat& Q, const arma::fmat& K
 ///
 /// \f$e^t = 2^k e^r\f$ with \f$k = \mathrm{round}(t / \ln 2)\f$, \f$|r| \le \ln(2)/2\f$, and
 /// \f$e^r\f$ from its Taylor series to \f$r^{13}\f$. For \f$t = x_i - c\f$ in
-/// \f$[-708, 709]\f$ the result is within 2 ulp of `std::exp`. Below \f$-708\f$ (where
-/// \f$e^t < 3.3 \cdot 10^{-308}\f$), and for \f$t = -\infty\f$, a masked score, it is 0; above
-/// 709 it is \f$+\infty\f$; NaN stays NaN. The online softmax calls it with \f$c\f$ at least
-/// every \f$x_i\f$, so \f$t \le 0\f$ there.
+/// \f$[-708, 709]\f$ the result is within a relative \f$2\varepsilon\f$ of `std::exp`.
+/// Below \f$-708\f$ (where \f$e^t < 3.3 \cdot 10^{-308}\f$), and for \f$t = -\infty\f$, a
+/// masked score, it is 0; above 709 it is \f$+\infty\f$; NaN stays NaN. The online softmax
+/// calls it with \f$c\f$ at least every \f$x_i\f$, so \f$t \le 0\f$ there.
 /// A NaN \p shift makes every value NaN, and \p count 0 does nothing: this kernel does no
 /// checks, its callers do.
 /// \param x `count` values, overwritten. \param count how many. \param shift \f$c\f$.
@@ -71,9 +89,9 @@ StreamingAttentionF streaming_attention(const arma::fmat& Q, const arma::fmat& K
 double exp_shifted(double* x, arma::uword count, double shift);
 
 /// \brief exp_shifted() in single precision: the same loop, with \f$e^r\f$'s series to
-///        \f$r^{7}\f$ (enough for `float`), within 2 ulp of `std::exp` for \f$t\f$ in
-///        \f$[-87, 88]\f$; 0 below \f$-87\f$ (\f$e^t < 1.7 \cdot 10^{-38}\f$, near the smallest
-///        normal `float`), \f$+\infty\f$ above 88.
+///        \f$r^{7}\f$ (enough for `float`), within a relative \f$2\varepsilon\f$ of `std::exp` for
+///        \f$t\f$ in \f$[-87, 88]\f$; 0 below \f$-87\f$ (\f$e^t < 1.7 \cdot 10^{-38}\f$, near the
+///        smallest normal `float`), \f$+\infty\f$ above 88.
 /// \param x `count` values, overwritten. \param count how many. \param shift \f$c\f$.
 /// \return the sum of the new values (added in any order, in `float`).
 float exp_shifted(float* x, arma::uword count, float shift);
