@@ -34,10 +34,14 @@ function(page_dom fragment out_var)
   string(REPLACE " " "%20" url "file://${PAGE}")
   # --no-sandbox: Chromium's sandbox cannot start as root (the fresh-Debian CI runs as root);
   # the page is our own, read from disk. --disable-dev-shm-usage: a chroot may have no /dev/shm.
+  # --no-zygote --single-process: one process, no forked helpers; in an arm64 Debian emulated
+  # with qemu-user the helpers Chromium forks die of a segmentation fault, one process does not.
+  # The timeout guards against a hang: a page took about 90 s there, a second or two here.
   execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu
-      --disable-dev-shm-usage --no-first-run "--user-data-dir=${WORK_DIR}/profile"
+      --disable-dev-shm-usage --no-first-run --no-zygote --single-process
+      "--user-data-dir=${WORK_DIR}/profile"
       --virtual-time-budget=5000 ${ARGN} --dump-dom "${url}${fragment}"
-    OUTPUT_VARIABLE dom ERROR_VARIABLE err RESULT_VARIABLE code TIMEOUT 120)
+    OUTPUT_VARIABLE dom ERROR_VARIABLE err RESULT_VARIABLE code TIMEOUT 600)
   file(WRITE "${WORK_DIR}/page${fragment}.html" "${dom}")
   if(NOT code EQUAL 0 OR dom STREQUAL "")
     message(FATAL_ERROR "Chromium could not open ${url}${fragment} (exit ${code}):\n${err}")
