@@ -30,23 +30,39 @@ file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
 # The page as Chromium has it once its scripts ran: the DOM, serialised.
+#   --no-sandbox: Chromium's sandbox cannot start as root (the fresh-Debian CI runs as root); the
+#   page is our own, read from disk. --disable-dev-shm-usage: a chroot may have no /dev/shm.
+# Chromium runs as it normally does, a browser process and the helpers it forks. In an arm64
+# Debian emulated with qemu-user those helpers die of a segmentation fault within seconds; then
+# the page is opened again with --no-zygote --single-process, one process and no helpers, which
+# works there (about 90 s a page). Not first: Chromium calls single-process mode unsupported, and
+# here it once hung in CI where the normal mode never has. The timeouts guard against a hang.
 function(page_dom fragment out_var)
   string(REPLACE " " "%20" url "file://${PAGE}")
-  # --no-sandbox: Chromium's sandbox cannot start as root (the fresh-Debian CI runs as root);
-  # the page is our own, read from disk. --disable-dev-shm-usage: a chroot may have no /dev/shm.
-  # --no-zygote --single-process: one process, no forked helpers; in an arm64 Debian emulated
-  # with qemu-user the helpers Chromium forks die of a segmentation fault, one process does not.
-  # The timeout guards against a hang: a page took about 90 s there, a second or two here.
-  execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu
-      --disable-dev-shm-usage --no-first-run --no-zygote --single-process
-      "--user-data-dir=${WORK_DIR}/profile"
-      --virtual-time-budget=5000 ${ARGN} --dump-dom "${url}${fragment}"
-    OUTPUT_VARIABLE dom ERROR_VARIABLE err RESULT_VARIABLE code TIMEOUT 600)
-  file(WRITE "${WORK_DIR}/page${fragment}.html" "${dom}")
-  if(NOT code EQUAL 0 OR dom STREQUAL "")
-    message(FATAL_ERROR "Chromium could not open ${url}${fragment} (exit ${code}):\n${err}")
-  endif()
-  set(${out_var} "${dom}" PARENT_SCOPE)
+  set(failures "")
+  foreach(mode "normal" "one process")
+    if(mode STREQUAL "normal")
+      set(mode_flags "")
+      set(timeout 120)
+    else()
+      set(mode_flags --no-zygote --single-process)
+      set(timeout 600)
+    endif()
+    file(REMOVE_RECURSE "${WORK_DIR}/profile")
+    execute_process(COMMAND "${CHROMIUM}" --headless --no-sandbox --disable-gpu
+        --disable-dev-shm-usage --no-first-run ${mode_flags}
+        "--user-data-dir=${WORK_DIR}/profile"
+        --virtual-time-budget=5000 ${ARGN} --dump-dom "${url}${fragment}"
+      OUTPUT_VARIABLE dom ERROR_VARIABLE err RESULT_VARIABLE code TIMEOUT ${timeout})
+    if(code EQUAL 0 AND NOT dom STREQUAL "")
+      file(WRITE "${WORK_DIR}/page${fragment}.html" "${dom}")
+      set(${out_var} "${dom}" PARENT_SCOPE)
+      return()
+    endif()
+    string(APPEND failures "\n--- Chromium (${mode}) exit ${code}:\n${err}")
+    message(STATUS "Chromium (${mode}) could not open the page (exit ${code})")
+  endforeach()
+  message(FATAL_ERROR "Chromium could not open ${url}${fragment}:${failures}")
 endfunction()
 
 # The visible text of some HTML: tags become spaces, the few entities Chromium writes are decoded.
