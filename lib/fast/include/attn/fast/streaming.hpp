@@ -36,17 +36,13 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
 ///        512 keys, whose scores take 512 KiB in `float` (double's default, 128 × 256, takes
 ///        256 KiB).
 ///
-/// Chosen by measurement (three one-off sweeps, d = 64, one thread, OpenBLAS's Cooperlake kernel
-/// on an AVX-512 EPYC; the first tried 64, 128 or 256 queries against 128 to 1024 keys, the
-/// other two 128 or 256 against 256 or 512; the first two ran an earlier, scalar maximum pass):
-/// at n = 4096 without a mask, 57 to 61 ms with 128 × 256 and 55 to 56 ms with 256 × 512, and
-/// 256 queries against 256 to 1024 keys were all within the sweeps' noise of it. With the causal
-/// mask it took 30 against 31 ms at n = 4096, but at n = 2048 the latest sweep found it slower
-/// (8.7 against 7.7 ms). Larger blocks pack each block of K and V once for more queries. With
-/// the blocks of Q, K, V and the output beside them a thread works on 896 KiB, within that CPU's
-/// 1 MiB of L2 per core; on a core with less, a smaller block may be faster (pass one). In
-/// double precision no shape was faster than StreamingBlocks' default in every sweep, so double
-/// keeps it.
+/// Chosen by measurement, d = 64, one thread, on an AVX-512 CPU with 1 MiB of L2 per core:
+/// without a mask they were a few percent faster than double's shape, with the causal mask
+/// about as fast; chapter 09's page ("What makes a fused kernel fast") gives the sweeps. Larger
+/// blocks pack each block of K and V once for more queries and make fewer GEMM calls. With the
+/// blocks of Q, K, V and the output beside them a thread works on 896 KiB; on a core with less
+/// L2, a smaller block may be faster (pass one). In double precision no shape was faster than
+/// StreamingBlocks' default in every sweep, so double keeps it.
 inline constexpr StreamingBlocks kFloatBlocks{.queries = 256, .keys = 512};
 
 /// \brief streaming_attention() in single precision, as attention usually runs: the scores,
