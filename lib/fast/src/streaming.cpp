@@ -28,7 +28,7 @@ namespace {
 #endif
 
 // e^t = 2^k e^r for one precision. The layout of the floating-point bits comes from the type;
-// the range where e^t is a normal number, ln 2 in two parts and the Taylor coefficients of e^r
+// where e^t stops being a normal number, ln 2 in two parts and the Taylor coefficients of e^r
 // (Horner order, highest power first) are set for each precision below.
 template <typename eT>
 struct ExpRange;
@@ -43,7 +43,6 @@ struct ExpConstants : ExpRange<eT> {
 template <>
 struct ExpRange<double> {
   static constexpr double kSmallest = -708.0;  // below this e^t < 3.3e-308: flushed to 0
-  static constexpr double kLargest = 709.0;  // above this: +∞ (a margin: 2^k overflows from 709.44)
   static constexpr double kLn2Hi = 0x1.62e42fefa3800p-1, kLn2Lo = 0x1.ef35793c76730p-45;
   // 1/13!, ..., 1/2!, 1, 1: to r^13, truncation below 1e-17
   static constexpr std::array<double, 14> kTaylor = {1.0 / 6227020800.0,
@@ -65,7 +64,6 @@ struct ExpRange<double> {
 template <>
 struct ExpRange<float> {
   static constexpr float kSmallest = -87.0f;  // below this e^t < 1.7e-38: flushed to 0
-  static constexpr float kLargest = 88.0f;    // above this e^t > 1.65e38: +∞ (a margin)
   static constexpr float kLn2Hi = 0x1.63p-1f, kLn2Lo = -0x1.bd0106p-13f;
   // 1/7!, ..., 1/2!, 1, 1: to r^7, truncation below 1e-8
   static constexpr std::array<float, 8> kTaylor = {
@@ -80,19 +78,18 @@ template <typename eT>
   // e^t = 2^k · e^r with k = round(t / ln 2) and r = t − k ln 2, |r| ≤ ln(2)/2. Adding 1.5 · 2^52
   // (1.5 · 2^23 for float) rounds t / ln 2 to the integer k and leaves k in the low bits, from
   // which 2^k's exponent bits are made; ln 2 is split in two so that k ln 2 is subtracted exactly;
-  // e^r is its Taylor series. No branch, no call: it vectorises.
+  // e^r is its Taylor series. The shift is at least every x, so t ≤ 0: only the low end of the
+  // range needs a guard. No branch, no call: it vectorises.
   using C = ExpConstants<eT>;
   using Bits = typename C::Bits;
   constexpr eT kInvLn2 = static_cast<eT>(1.4426950408889634);
   constexpr eT kRound =
       static_cast<eT>(Bits{3} << (C::kFractionBits - 1));  // 1.5 · 2^52 (float: 1.5 · 2^23)
-  constexpr eT kInfinity = std::numeric_limits<eT>::infinity();
   eT sum = 0;
 #pragma omp simd reduction(+ : sum)
   for (arma::uword i = 0; i < count; ++i) {
     const eT t = x[i] - shift;
-    // t clamped to [kSmallest, kLargest], so that k is always a small integer (NaN too).
-    const eT tc = std::max(C::kSmallest, std::min(t, C::kLargest));
+    const eT tc = std::max(t, C::kSmallest);     // so that 2^k stays a normal number; NaN stays NaN
     const eT k_rounded = tc * kInvLn2 + kRound;  // k + 1.5 · 2^52 (float: 1.5 · 2^23), exactly
     const eT k = k_rounded - kRound;
     const eT r = (tc - k * C::kLn2Hi) - k * C::kLn2Lo;
@@ -102,8 +99,7 @@ template <typename eT>
       p = p * r + C::kTaylor[j];
     const Bits two_to_k = (std::bit_cast<Bits>(k_rounded) + C::kExponentBias) << C::kFractionBits;
     const eT e = p * std::bit_cast<eT>(two_to_k);  // e^r · 2^k
-    const eT y = t >= C::kSmallest ? (t <= C::kLargest ? e : kInfinity)
-                                   : (t < C::kSmallest ? eT{0} : t);  // NaN: NaN
+    const eT y = t < C::kSmallest ? eT{0} : e;     // a masked score (−∞) gives 0
     x[i] = y;
     sum += y;
   }

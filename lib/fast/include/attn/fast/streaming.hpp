@@ -73,21 +73,23 @@ StreamingAttentionF streaming_attention(const arma::fmat& Q, const arma::fmat& K
 ///        vectorises.
 ///
 /// \f$e^t = 2^k e^r\f$ with \f$k = \mathrm{round}(t / \ln 2)\f$, \f$|r| \le \ln(2)/2\f$, and
-/// \f$e^r\f$ from its Taylor series to \f$r^{13}\f$. For \f$t = x_i - c\f$ in
-/// \f$[-708, 709]\f$ the result is within a relative \f$2\varepsilon\f$ of `std::exp`.
-/// Below \f$-708\f$ (where \f$e^t < 3.3 \cdot 10^{-308}\f$), and for \f$t = -\infty\f$, a
-/// masked score, it is 0; above 709 it is \f$+\infty\f$; NaN stays NaN. The online softmax
-/// calls it with \f$c\f$ at least every \f$x_i\f$, so \f$t \le 0\f$ there.
-/// A NaN \p shift makes every value NaN, and \p count 0 does nothing: this kernel does no
-/// checks, its callers do.
+/// \f$e^r\f$ from its Taylor series to \f$r^{13}\f$. It is written for the online softmax,
+/// which passes a shift \f$c\f$ at least every \f$x_i\f$, so that \f$t = x_i - c \le 0\f$:
+/// for \f$t\f$ in \f$[-708, 0]\f$ the result is within a relative \f$2\varepsilon\f$ of
+/// `std::exp`; below \f$-708\f$ (where \f$e^t < 3.3 \cdot 10^{-308}\f$), and for
+/// \f$t = -\infty\f$, a masked score, it is 0; NaN stays NaN. Only that low end is guarded,
+/// which keeps the loop short: a positive \f$t\f$ still gives \f$e^t\f$ up to 709, but beyond
+/// that the exponent of \f$2^k\f$ overflows and the result means nothing. A NaN \p shift makes
+/// every value NaN, and \p count 0 does nothing: this kernel does no checks, its callers do.
 /// \param x `count` values, overwritten. \param count how many. \param shift \f$c\f$.
 /// \return the sum of the new values (added in any order).
 double exp_shifted(double* x, arma::uword count, double shift);
 
 /// \brief exp_shifted() in single precision: the same loop, with \f$e^r\f$'s series to
 ///        \f$r^{7}\f$ (enough for `float`), within a relative \f$2\varepsilon\f$ of `std::exp` for
-///        \f$t\f$ in \f$[-87, 88]\f$; 0 below \f$-87\f$ (\f$e^t < 1.7 \cdot 10^{-38}\f$, near the
-///        smallest normal `float`), \f$+\infty\f$ above 88.
+///        \f$t\f$ in \f$[-87, 0]\f$; 0 below \f$-87\f$ (\f$e^t < 1.7 \cdot 10^{-38}\f$, near the
+///        smallest normal `float`); a positive \f$t\f$ gives \f$e^t\f$ up to 88 and nothing
+///        meaningful beyond.
 /// \param x `count` values, overwritten. \param count how many. \param shift \f$c\f$.
 /// \return the sum of the new values (added in any order, in `float`).
 float exp_shifted(float* x, arma::uword count, float shift);
