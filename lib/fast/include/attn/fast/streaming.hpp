@@ -78,9 +78,11 @@ StreamingAttentionF streaming_attention(const arma::fmat& Q, const arma::fmat& K
 /// for \f$t\f$ in \f$[-708, 0]\f$ the result is within a relative \f$2\varepsilon\f$ of
 /// `std::exp`; below \f$-708\f$ (where \f$e^t < 3.3 \cdot 10^{-308}\f$), and for
 /// \f$t = -\infty\f$, a masked score, it is 0; NaN stays NaN. Only that low end is guarded,
-/// which keeps the loop short: a positive \f$t\f$ still gives \f$e^t\f$ up to 709, but beyond
-/// that the exponent of \f$2^k\f$ overflows and the result means nothing. A NaN \p shift makes
-/// every value NaN, and \p count 0 does nothing: this kernel does no checks, its callers do.
+/// which keeps the loop short: a positive \f$t\f$ still gives \f$e^t\f$ up to 709, but from
+/// about 709.44 the exponent of \f$2^k\f$ overflows into the sign bit and the result is wrong
+/// (\f$+\infty\f$, or a finite number of either sign): pass a \p shift at least every value. A
+/// NaN \p shift makes every value NaN, and \p count 0 does nothing: this kernel does no checks,
+/// its callers do.
 /// \param x `count` values, overwritten. \param count how many. \param shift \f$c\f$.
 /// \return the sum of the new values (added in any order).
 double exp_shifted(double* x, arma::uword count, double shift);
@@ -88,8 +90,8 @@ double exp_shifted(double* x, arma::uword count, double shift);
 /// \brief exp_shifted() in single precision: the same loop, with \f$e^r\f$'s series to
 ///        \f$r^{7}\f$ (enough for `float`), within a relative \f$2\varepsilon\f$ of `std::exp` for
 ///        \f$t\f$ in \f$[-87, 0]\f$; 0 below \f$-87\f$ (\f$e^t < 1.7 \cdot 10^{-38}\f$, near the
-///        smallest normal `float`); a positive \f$t\f$ gives \f$e^t\f$ up to 88 and nothing
-///        meaningful beyond.
+///        smallest normal `float`); a positive \f$t\f$ gives \f$e^t\f$ up to 88 and a wrong
+///        result from about 88.38.
 /// \param x `count` values, overwritten. \param count how many. \param shift \f$c\f$.
 /// \return the sum of the new values (added in any order, in `float`).
 float exp_shifted(float* x, arma::uword count, float shift);
