@@ -25,26 +25,30 @@ class InputError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// Each matrix check is one template, compiled in validate.cpp for the two element types the
+// library uses: double (`arma::mat`) and float (`arma::fmat`). Pass a matrix or a vector; an
+// expression such as `X * W` must be evaluated into a matrix first.
+
 /// \brief A matrix's shape written as in the docs, rows first: `(3 × 2)`.
+/// \tparam eT `double` or `float`.
 /// \param m any matrix or vector.
 /// \return the text `(rows × cols)`.
-std::string shape_of(const arma::mat& m);
-/// \brief shape_of() for a float matrix. \param m any matrix or vector. \return `(rows × cols)`.
-std::string shape_of(const arma::fmat& m);
+template <typename eT>
+std::string shape_of(const arma::Mat<eT>& m);
 
 /// \brief Throws InputError unless \p m has at least one element.
+/// \tparam eT `double` or `float`.
 /// \param what the operand's name, used in the message (for example `"E"`).
 /// \param m the operand.
-void require_nonempty(std::string_view what, const arma::mat& m);
-/// \brief require_nonempty() for a float matrix. \param what the name. \param m the operand.
-void require_nonempty(std::string_view what, const arma::fmat& m);
+template <typename eT>
+void require_nonempty(std::string_view what, const arma::Mat<eT>& m);
 
 /// \brief Throws InputError if \p m holds a NaN or an infinity, naming the first such entry.
+/// \tparam eT `double` or `float`.
 /// \param what the operand's name, used in the message.
 /// \param m the operand.
-void require_finite(std::string_view what, const arma::mat& m);
-/// \brief require_finite() for a float matrix. \param what the name. \param m the operand.
-void require_finite(std::string_view what, const arma::fmat& m);
+template <typename eT>
+void require_finite(std::string_view what, const arma::Mat<eT>& m);
 
 /// \brief Throws InputError if \p value is a NaN or an infinity.
 /// \param what the number's name, used in the message (for example `"attend: the scale"`).
@@ -59,23 +63,19 @@ void require_multipliable(std::string_view op, std::string_view a_name, const ar
                           std::string_view b_name, const arma::mat& b);
 
 /// \brief Throws ShapeError unless \p a and \p b have the same number of columns.
+/// \tparam eT `double` or `float`.
 /// \param op the operation, for the message. \param a_name name of \p a. \param a first operand.
 /// \param b_name name of \p b. \param b second operand.
-void require_same_cols(std::string_view op, std::string_view a_name, const arma::mat& a,
-                       std::string_view b_name, const arma::mat& b);
-/// \brief require_same_cols() for float matrices. \param op the operation. \param a_name,a
-///        the first operand. \param b_name,b the second.
-void require_same_cols(std::string_view op, std::string_view a_name, const arma::fmat& a,
-                       std::string_view b_name, const arma::fmat& b);
+template <typename eT>
+void require_same_cols(std::string_view op, std::string_view a_name, const arma::Mat<eT>& a,
+                       std::string_view b_name, const arma::Mat<eT>& b);
 
 /// \brief Throws ShapeError unless \p a and \p b have the same number of rows.
+/// \tparam eT `double` or `float`.
 /// \param op the operation, for the message. \param a_name name of \p a. \param a first operand.
 /// \param b_name name of \p b. \param b second operand.
-void require_same_rows(std::string_view op, std::string_view a_name, const arma::mat& a,
-                       std::string_view b_name, const arma::mat& b);
-/// \brief require_same_rows() for float matrices. \param op the operation. \param a_name,a
-///        the first operand. \param b_name,b the second.
-void require_same_rows(std::string_view op, std::string_view a_name, const arma::fmat& a,
-                       std::string_view b_name, const arma::fmat& b);
+template <typename eT>
+void require_same_rows(std::string_view op, std::string_view a_name, const arma::Mat<eT>& a,
+                       std::string_view b_name, const arma::Mat<eT>& b);
 
 }  // namespace attn
