@@ -17,6 +17,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,17 @@ struct Case {
   attn::StreamingBlocks blocks;  // queries and keys per block
   attn::StreamingMask mask;      // causal, or padding from key_length on
 };
+
+// How GoogleTest (and so ctest's list) names a case: "n 300 m 517 d 64 blocks 128x256 padding
+// from 259" rather than the bytes of the struct.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << "n " << c.n << " m " << c.m << " d " << c.d << " blocks " << c.blocks.queries << "x"
+      << c.blocks.keys;
+  if (c.mask.causal)
+    *os << " causal";
+  if (c.mask.key_length > 0)
+    *os << " padding from " << c.mask.key_length;
+}
 
 // The exception a call throws, as its type and message ("accepted" if it throws none).
 template <typename Run>
@@ -65,7 +77,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{33, 40, 8, {4, 3}, {false, 20}}, Case{130, 130, 4, {7, 11}, {true, 0}},
                       Case{257, 129, 64, {64, 128}, {}}, Case{300, 300, 64, {128, 256}, {true, 0}},
                       Case{300, 517, 64, {128, 256}, {false, 259}},
-                      Case{600, 600, 16, {128, 256}, {}}));
+                      Case{600, 600, 16, {128, 256}, {}},
+                      // causal with float's blocks: the diagonal in steps narrower than a block
+                      Case{700, 700, 16, {256, 512}, {true, 0}}));
 
 TEST(FastStreaming, ScoresNear700NeitherOverflowNorVanish) {
   const attn_test::Normals draw(51);
@@ -178,6 +192,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, FastStreamingFloat,
                                            Case{300, 300, 64, {128, 256}, {true, 0}},
                                            Case{300, 517, 64, {128, 256}, {false, 259}},
                                            Case{600, 600, 16, {128, 256}, {}},
+                                           Case{700, 700, 16, {256, 512}, {true, 0}},
                                            Case{64, 5000, 64, {64, 256}, {}}));
 
 // Scores of 1e36, near float's largest (3.4e38), are shifted by their maximum like any others;

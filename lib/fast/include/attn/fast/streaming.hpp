@@ -20,6 +20,11 @@ namespace attn::fast {
 /// \brief attn::streaming_attention(), fast: the same arguments, checks and result (within
 ///        rounding, \f$10^{-12}\f$ relative).
 ///
+/// Where the queries of a block see different numbers of keys (along a causal mask's
+/// diagonal), the keys are taken 64 at a time, and a query that sees none of those 64 takes
+/// no part in their GEMMs: less is computed only to be masked. The blocks \p blocks names are
+/// kept everywhere else.
+///
 /// Query blocks run in parallel on OpenMP's threads (`OMP_NUM_THREADS`); while they do,
 /// OpenBLAS is held to one thread, so each thread's GEMMs do not compete for the same cores.
 /// (OpenBLAS's thread count is process-wide: it is set back when the call returns.) The result
