@@ -330,8 +330,10 @@ def measure(args):
     for threads in args.threads:
         for group, blas_threads in (("teaching", threads), ("fused", 1)):
             print(f"compare: Python contenders ({group}), {threads} thread(s)", file=sys.stderr)
+            # The two fused kernels are cheap to repeat: SDPA gets as many runs as ours.
+            repeat = max(args.repeat, 5) if group == "fused" else args.repeat
             run = subprocess.run([sys.executable, __file__, "--worker", group, "--threads",
-                                  str(threads), "--repeat", str(args.repeat),
+                                  str(threads), "--repeat", str(repeat),
                                   "--sizes", *map(str, args.sizes)],
                                  check=True, capture_output=True, text=True,
                                  env=env_for(threads, args.openblas_coretype, blas_threads))
@@ -398,7 +400,7 @@ def main():
     else:
         rows, facts, context = measure(args)
         heading = (f"Measured on {machine(facts, context)}; d = 64, minimum of {args.repeat} runs "
-                   f"(C++: of {max(args.repeat, 5)}); threads: {' and '.join(map(str, args.threads))}, "
+                   f"(C++ and SDPA: of {max(args.repeat, 5)}); threads: {' and '.join(map(str, args.threads))}, "
                    f"the same for every contender (the fused kernels' own, each holding OpenBLAS "
                    f"to one inside; OpenBLAS's for the others).")
         if not facts["fused"]:
