@@ -1,8 +1,9 @@
 // The fast form of streaming attention (attn::fast::streaming_attention) against the readable
 // one (attn::streaming_attention, whose tests hold it to attend()): the same numbers on many
 // shapes, block sizes and masks, whatever the number of threads; the same refusals in the same
-// words; and its vectorised exponential within 2 ulp of std::exp. Its single-precision form
-// against its double-precision form, on the same (float) inputs: equal within float's rounding.
+// words; and its vectorised exponential within a relative 2ε of std::exp (ε the precision's
+// machine epsilon). Its single-precision form against its double-precision form, on the same
+// (float) inputs: equal within float's rounding.
 #include <attn/fast/streaming.hpp>
 #include <attn/math/measure.hpp>
 #include <attn/math/streaming.hpp>
@@ -266,7 +267,7 @@ TEST(FastStreamingFloat, OneThreadAndManyGiveTheSameNumbers) {
   EXPECT_TRUE(arma::approx_equal(one, many, "absdiff", 0.0f));
 }
 
-TEST(ExpShifted, WithinTwoUlpOfStdExp) {
+TEST(ExpShifted, WithinTwoEpsilonOfStdExp) {
   // t = x − shift over the whole range the online softmax uses, and its edges.
   std::vector<double> t = {0.0,         -0.0, -1e-300, -5e-324, -0.34657359,
                            -0.34657360, -1.0, -707.9,  -708.0};
@@ -322,7 +323,7 @@ TEST(ExpShifted, ReturnsTheSumOfTheExponentials) {
   EXPECT_NEAR(sum, 1.0 + std::exp(-1.5) + std::exp(-3.5), 1e-15);
 }
 
-TEST(ExpShiftedFloat, WithinTwoUlpOfStdExp) {
+TEST(ExpShiftedFloat, WithinTwoEpsilonOfStdExp) {
   std::vector<float> t = {0.0f,         -0.0f, -1e-30f, -1e-45f, -0.34657359f,
                           -0.34657360f, -1.0f, -86.9f,  -87.0f};
   const attn_test::Normals draw(72);
