@@ -80,7 +80,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{300, 517, 64, {128, 256}, {false, 259}},
                       Case{600, 600, 16, {128, 256}, {}},
                       // causal with float's blocks: the diagonal in steps narrower than a block
-                      Case{700, 700, 16, {256, 512}, {true, 0}}));
+                      Case{700, 700, 16, {256, 512}, {true, 0}},
+                      Case{700, 700, 16, {256, 512}, {true, 450}}));
 
 TEST(FastStreaming, ScoresNear700NeitherOverflowNorVanish) {
   const attn_test::Normals draw(51);
@@ -194,6 +195,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, FastStreamingFloat,
                                            Case{300, 517, 64, {128, 256}, {false, 259}},
                                            Case{600, 600, 16, {128, 256}, {}},
                                            Case{700, 700, 16, {256, 512}, {true, 0}},
+                                           Case{700, 700, 16, {256, 512}, {true, 450}},
                                            Case{64, 5000, 64, {64, 256}, {}}));
 
 // Scores of 1e36, near float's largest (3.4e38), are shifted by their maximum like any others;

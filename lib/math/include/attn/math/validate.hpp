@@ -26,8 +26,9 @@ class InputError : public std::invalid_argument {
 };
 
 // Each matrix check is one template, compiled in validate.cpp for the two element types the
-// library uses: double (`arma::mat`) and float (`arma::fmat`). Pass a matrix or a vector; an
-// expression such as `X * W` must be evaluated into a matrix first.
+// library uses: double (`arma::mat`, `arma::vec`) and float (`arma::fmat`, `arma::fvec`). Pass a
+// matrix or a vector; a sub-view (`X.rows(0, 1)`, `X.col(j)`) or an expression (`X * W`) is
+// evaluated into one first: `attn::shape_of(arma::mat(X.rows(0, 1)))`.
 
 /// \brief A matrix's shape written as in the docs, rows first: `(3 × 2)`.
 /// \tparam eT `double` or `float`.
