@@ -185,9 +185,10 @@ double online_update(eT* s, arma::uword count, double& m, double& l) {
 }
 //! [online-update]
 
-// Along a causal mask's diagonal the queries of a block see different numbers of keys; the keys
-// only some of them see go in steps of this many, so that little is computed only to be masked.
-// Chosen by measurement (32 and 128 keys were within 3% of it).
+// Along a causal mask's diagonal the queries of a block see different numbers of keys. In the key
+// block where they do, the keys every query sees go in one step, as many whole steps of this
+// size as they fill, and the rest in steps of this size, so that little is computed only to be
+// masked. Chosen by measurement (32 and 128 keys were within 3% of it).
 constexpr arma::uword kDiagonalKeys = 64;
 
 template <typename eT>
@@ -220,9 +221,10 @@ BasicStreamingAttention<eT> streaming(const arma::Mat<eT>& Q, const arma::Mat<eT
     const arma::uword last = allowed_keys(mask, q0 + bq - 1, keys);  // no query here sees past it
     const arma::uword seen_by_all = allowed_keys(mask, q0, keys);    // every query here sees these
     for (arma::uword k0 = 0; k0 < last;) {  // wholly masked blocks: skipped
-      // Where the block's queries see different numbers of keys (a causal mask's diagonal), the
-      // keys every query sees go in one step (whole multiples of kDiagonalKeys), the others
-      // kDiagonalKeys at a time, and a query that sees none of a step's keys sits it out.
+      // In the key block where the block's queries see different numbers of keys (a causal
+      // mask's diagonal), the keys every query sees go in one step (a whole number of
+      // kDiagonalKeys), the rest kDiagonalKeys at a time, and a query that sees none of a
+      // step's keys sits it out.
       const arma::uword whole = std::min(blocks.keys, last - k0);
       const arma::uword all_see = seen_by_all > k0 ? seen_by_all - k0 : 0;
       const arma::uword all_see_in_steps = all_see / kDiagonalKeys * kDiagonalKeys;

@@ -20,10 +20,11 @@ namespace attn::fast {
 /// \brief attn::streaming_attention(), fast: the same arguments, checks and result (within
 ///        rounding, \f$10^{-12}\f$ relative).
 ///
-/// Where the queries of a block see different numbers of keys (along a causal mask's
-/// diagonal), the keys that all of them see are taken in one step (a whole number of 64s of
-/// them), and the rest 64 at a time (or `blocks.keys` at a time, if fewer); a query that sees
-/// none of a step's keys takes no part in its GEMMs. So less is computed only to be masked.
+/// In the block of keys where the queries of a block see different numbers of keys (along a
+/// causal mask's diagonal), the keys that all of them see are taken in one step (a whole
+/// number of 64s of them) and the rest 64 at a time (or `blocks.keys` at a time, if fewer); a
+/// query that sees none of a step's keys takes no part in its GEMMs. So less is computed only
+/// to be masked.
 ///
 /// Query blocks run in parallel on OpenMP's threads (`OMP_NUM_THREADS`); while they do,
 /// OpenBLAS is held to one thread, so each thread's GEMMs do not compete for the same cores.
