@@ -45,17 +45,6 @@ template <typename eT>
                                shape_of(b), rule));
 }
 
-}  // namespace
-
-void require_multipliable(std::string_view op, std::string_view a_name, const arma::mat& a,
-                          std::string_view b_name, const arma::mat& b) {
-  if (a.n_cols != b.n_rows)
-    shape_mismatch(op, a_name, a, b_name, b,
-                   fmt::format("the columns of {} must match the rows of {}", a_name, b_name));
-}
-
-namespace {
-
 enum class Extent { rows, columns };
 
 // One check for both directions; the message says which one differs.
@@ -72,6 +61,13 @@ void same_extent(Extent extent, std::string_view op, std::string_view a_name,
 }
 
 }  // namespace
+
+void require_multipliable(std::string_view op, std::string_view a_name, const arma::mat& a,
+                          std::string_view b_name, const arma::mat& b) {
+  if (a.n_cols != b.n_rows)
+    shape_mismatch(op, a_name, a, b_name, b,
+                   fmt::format("the columns of {} must match the rows of {}", a_name, b_name));
+}
 
 template <typename eT>
 void require_same_cols(std::string_view op, std::string_view a_name, const arma::Mat<eT>& a,
