@@ -26,7 +26,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from fixture_files import check_or_write, hex_block, read_hex_blocks, writing
+from fixture_files import check_or_write
+from torch_pieces import Block, Blocks, as_is, block_parameters, check_or_write_blocks, randomise, \
+    transposed
 
 HERE = pathlib.Path(__file__).resolve().parent
 SENTENCES = HERE / "agreement_sentences.txt"
@@ -87,27 +89,11 @@ def sinusoidal(n, d):
     return pe
 
 
-class Block(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.ln1 = torch.nn.LayerNorm(D)
-        self.attention = torch.nn.MultiheadAttention(D, HEADS, bias=True, batch_first=True)
-        self.ln2 = torch.nn.LayerNorm(D)
-        self.fc1, self.fc2 = torch.nn.Linear(D, D_FF), torch.nn.Linear(D_FF, D)
-
-    def forward(self, x):
-        n = x.shape[1]
-        blocked = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)  # True = may not
-        a = self.ln1(x)
-        x = x + self.attention(a, a, a, attn_mask=blocked, need_weights=False)[0]
-        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
-
-
 class Model(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.embedding = torch.nn.Embedding(V, D)
-        self.blocks = torch.nn.ModuleList(Block() for _ in range(LAYERS))
+        self.blocks = torch.nn.ModuleList(Block(D, HEADS, D_FF) for _ in range(LAYERS))
         self.lnf = torch.nn.LayerNorm(D)
         self.unembed = torch.nn.Linear(D, V)
         self.register_buffer("pe", sinusoidal(MAX_LENGTH, D))
@@ -119,41 +105,21 @@ class Model(torch.nn.Module):
         return self.unembed(self.lnf(x))[0]
 
     def ours(self):
-        """(our name, our matrix as a function of the module) in attn::model_parameters()'s
-        order; `get` maps a torch tensor (a weight or its gradient) to our layout."""
-        entries = [("embedding", self.embedding.weight, lambda t: t)]
+        """(our name, torch tensor, get) in attn::model_parameters()'s order; `get` maps a
+        torch tensor (a weight or its gradient) to our layout."""
+        entries = [("embedding", self.embedding.weight, as_is)]
         for l, b in enumerate(self.blocks):
-            p = f"blocks.{l}."
-            W, bias = b.attention.in_proj_weight, b.attention.in_proj_bias
-            entries += [(p + "ln1.gamma", b.ln1.weight, lambda t: t),
-                        (p + "ln1.beta", b.ln1.bias, lambda t: t)]
-            for k, name in enumerate("QKV"):  # in_proj_weight is [W_q; W_k; W_v]
-                entries.append((p + f"attention.W_{name}", W, lambda t, k=k: t[k * D:(k + 1) * D].T))
-            entries.append((p + "attention.W_O", b.attention.out_proj.weight, lambda t: t.T))
-            for k, name in enumerate("QKV"):
-                entries.append((p + f"attention.b_{name}", bias, lambda t, k=k: t[k * D:(k + 1) * D]))
-            entries += [(p + "attention.b_O", b.attention.out_proj.bias, lambda t: t),
-                        (p + "ln2.gamma", b.ln2.weight, lambda t: t),
-                        (p + "ln2.beta", b.ln2.bias, lambda t: t),
-                        (p + "mlp.W1", b.fc1.weight, lambda t: t.T),
-                        (p + "mlp.b1", b.fc1.bias, lambda t: t),
-                        (p + "mlp.W2", b.fc2.weight, lambda t: t.T),
-                        (p + "mlp.b2", b.fc2.bias, lambda t: t)]
-        return entries + [("lnf.gamma", self.lnf.weight, lambda t: t),
-                          ("lnf.beta", self.lnf.bias, lambda t: t),
-                          ("unembedding", self.unembed.weight, lambda t: t.T),
-                          ("unembedding_bias", self.unembed.bias, lambda t: t)]
+            entries += block_parameters(f"blocks.{l}.", b)
+        return entries + [("lnf.gamma", self.lnf.weight, as_is),
+                          ("lnf.beta", self.lnf.bias, as_is),
+                          ("unembedding", self.unembed.weight, transposed),
+                          ("unembedding_bias", self.unembed.bias, as_is)]
 
 
 def transformer():
     """Weights, batch, loss, logits and gradients of one step, as named hex blocks."""
     model = Model()
-    rng = np.random.default_rng(23)
-    with torch.no_grad():  # every parameter random, layer norms' gamma around 1
-        for tensor in model.parameters():
-            offset = 1.0 if tensor.dim() == 1 and any(
-                tensor is m.weight for m in model.modules() if isinstance(m, torch.nn.LayerNorm)) else 0.0
-            tensor.copy_(torch.from_numpy(rng.normal(size=tuple(tensor.shape)) * 0.5 + offset))
+    randomise(model, np.random.default_rng(23))
     batch = [torch.tensor([VOCABULARY.index(w) for w in words]) for words in generate(1, 3)]
     # The mean over every predicted token of the batch, each sentence run on its own.
     logits = [model(s[:-1]) for s in batch]
@@ -161,14 +127,8 @@ def transformer():
     model.zero_grad()
     loss.backward()
 
-    lines = [f"# one step of chapter 10's transformer in float64, torch {torch.__version__}, "
-             f"numpy {np.__version__}, by tests/data/generate_transformer_fixtures.py"]
-    values = {}
-
-    def add(name, array):
-        values[name] = np.atleast_2d(np.asarray(array, dtype=np.float64))
-        lines.extend(hex_block(name, array))
-
+    blocks = Blocks()
+    add = blocks.add
     add("config", [V, D, HEADS, LAYERS, D_FF, MAX_LENGTH])
     for s, sentence in enumerate(batch):
         add(f"sentence {s}", sentence.double())
@@ -178,25 +138,15 @@ def transformer():
     add("logits", torch.cat(logits).detach())
     for name, tensor, get in model.ours():
         add(f"gradient {name}", get(tensor.grad))
-    return "\n".join(lines) + "\n", values
-
-
-def same(old, new):
-    return set(old) == set(new) and all(
-        old[n].shape == a.shape and np.abs(old[n] - a).max() <= 1e-13 for n, a in new.items())
+    text = (f"# one step of chapter 10's transformer in float64, torch {torch.__version__}, "
+            f"numpy {np.__version__}, by tests/data/generate_transformer_fixtures.py\n"
+            + "\n".join(blocks.lines) + "\n")
+    return text, blocks.values
 
 
 def main():
     ok = check_or_write(SENTENCES, sentences_text(), "numpy")
-    text, values = transformer()
-    if writing() and not (TORCH.exists() and same(read_hex_blocks(TORCH), values)):
-        TORCH.write_text(text, encoding="utf-8", newline="\n")
-        print(f"{TORCH.name}: written")
-    elif not TORCH.exists() or not same(read_hex_blocks(TORCH), values):
-        print(f"{TORCH.name} differs from what torch computes; rerun with --write to replace it")
-        ok = False
-    else:
-        print(f"{TORCH.name}: torch {torch.__version__} agrees with the committed file (1e-13)")
+    ok = check_or_write_blocks(TORCH, *transformer()) and ok
     sys.exit(0 if ok else 1)
 
 

@@ -139,4 +139,21 @@ FeedForwardGradients feed_forward_backward(const arma::mat& x, const FeedForward
   return g;
 }
 
+Dropout dropout(const arma::mat& x, double p, const UniformDraws& uniform) {
+  if (!(p >= 0.0 && p < 1.0))
+    throw InputError(fmt::format("dropout: the rate {} is outside [0, 1)", p));
+  Dropout out{x, arma::mat(arma::size(x), arma::fill::ones)};
+  if (p == 0.0)
+    return out;
+  const double kept = 1.0 / (1.0 - p);
+  for (double& k : out.keep) {
+    const double u = uniform();
+    if (!(u >= 0.0 && u < 1.0))
+      throw InputError(fmt::format("dropout: a draw of {} is outside [0, 1)", u));
+    k = u >= p ? kept : 0.0;
+  }
+  out.y %= out.keep;
+  return out;
+}
+
 }  // namespace attn

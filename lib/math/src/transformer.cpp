@@ -17,21 +17,38 @@ void check_config(const TransformerConfig& c) {
         fmt::format("transformer: every size must be positive (V = {}, d = {}, "
                     "L = {}, d_ff = {}, max_length = {})",
                     c.vocabulary, c.d_model, c.layers, c.d_ff, c.max_length));
-  if (c.d_model % 2 != 0)
+  if (c.positions && !c.learned_positions && c.d_model % 2 != 0)
     throw InputError(
         fmt::format("transformer: d_model = {} must be even for the sinusoidal "
                     "positions",
                     c.d_model));
+  if (c.learned_positions && !c.positions)
+    throw InputError("transformer: learned_positions is set but positions are off");
+  if (!(c.dropout >= 0.0 && c.dropout < 1.0))
+    throw InputError(fmt::format("transformer: the dropout rate {} is outside [0, 1)", c.dropout));
   if (c.heads == 0 || c.d_model % c.heads != 0)
     throw InputError(
         fmt::format("transformer: {} heads cannot share d_model = {} equally", c.heads, c.d_model));
 }
 
-// The position rows added to the embeddings: PE's rows, or zeros without positions.
-arma::mat position_rows(const TransformerConfig& c, const arma::uvec& positions) {
+// The position rows added to the embeddings: P's rows (learned or sinusoidal), or zeros
+// without positions.
+arma::mat position_rows(const TransformerWeights& w, const arma::uvec& positions) {
+  const TransformerConfig& c = w.config;
   if (!c.positions)
     return arma::zeros(positions.n_elem, c.d_model);
+  if (c.learned_positions)
+    return w.position_embedding.rows(positions);
   return sinusoidal_positions(c.max_length, c.d_model).rows(positions);
+}
+
+// The logits from the final layer norm's output: through W_U and b_U, or through E's rows.
+arma::mat output_logits(const TransformerWeights& w, const arma::mat& final_state) {
+  if (w.config.tied_embeddings)
+    return final_state * w.embedding.t();  // (N × d)(d × V)
+  arma::mat logits = final_state * w.unembedding;
+  logits.each_row() += w.unembedding_bias;
+  return logits;
 }
 
 // The rows of one sentence in a packed batch.
@@ -70,8 +87,12 @@ void check_weights(const TransformerWeights& w) {
           fmt::format("transformer: {} is {}, not ({} × {})", name, shape_of(m), rows, cols));
   };
   require_shape("embedding", w.embedding, c.vocabulary, c.d_model);
-  require_shape("unembedding", w.unembedding, c.d_model, c.vocabulary);
-  require_shape("unembedding_bias", w.unembedding_bias, 1, c.vocabulary);
+  if (c.learned_positions)
+    require_shape("position_embedding", w.position_embedding, c.max_length, c.d_model);
+  if (!c.tied_embeddings) {
+    require_shape("unembedding", w.unembedding, c.d_model, c.vocabulary);
+    require_shape("unembedding_bias", w.unembedding_bias, 1, c.vocabulary);
+  }
   // model_parameters() only takes the matrices' addresses; nothing is written through them.
   for (const NamedParameter& p : model_parameters(const_cast<TransformerWeights&>(w)))
     require_finite(p.name, *p.value);
@@ -101,6 +122,8 @@ void add_into(MultiHeadWeights& sum, const MultiHeadWeights& part) {
 
 std::vector<NamedParameter> model_parameters(TransformerWeights& w) {
   std::vector<NamedParameter> list{{"embedding", &w.embedding}};
+  if (w.config.learned_positions)
+    list.push_back({"position_embedding", &w.position_embedding});
   for (std::size_t l = 0; l < w.blocks.size(); ++l) {
     BlockWeights& b = w.blocks[l];
     const std::string p = fmt::format("blocks.{}.", l);
@@ -125,8 +148,10 @@ std::vector<NamedParameter> model_parameters(TransformerWeights& w) {
   }
   list.push_back({"lnf.gamma", &w.lnf_gamma});
   list.push_back({"lnf.beta", &w.lnf_beta});
-  list.push_back({"unembedding", &w.unembedding});
-  list.push_back({"unembedding_bias", &w.unembedding_bias});
+  if (!w.config.tied_embeddings) {
+    list.push_back({"unembedding", &w.unembedding});
+    list.push_back({"unembedding_bias", &w.unembedding_bias});
+  }
   return list;
 }
 
@@ -134,7 +159,9 @@ arma::uword parameter_count(const TransformerConfig& c) {
   check_config(c);
   const arma::uword d = c.d_model, V = c.vocabulary, f = c.d_ff;
   const arma::uword block = 4 * d * d + 4 * d + 2 * d * f + f + d + 4 * d;
-  return V * d + c.layers * block + 2 * d + d * V + V;
+  const arma::uword output = c.tied_embeddings ? 0 : d * V + V;
+  const arma::uword positions = c.learned_positions ? c.max_length * d : 0;
+  return V * d + positions + c.layers * block + 2 * d + output;
 }
 
 TransformerWeights init_transformer(
@@ -163,7 +190,8 @@ TransformerWeights init_transformer(
   }
   w.lnf_gamma = ones();
   w.lnf_beta = zeros(d);
-  w.unembedding_bias = zeros(c.vocabulary);
+  if (!c.tied_embeddings)
+    w.unembedding_bias = zeros(c.vocabulary);
   // The matrices, drawn in the order of model_parameters().
   const auto draw = [&](arma::uword rows, arma::uword cols) {
     arma::mat m = standard_normal(rows, cols);
@@ -173,7 +201,12 @@ TransformerWeights init_transformer(
     require_finite("init_transformer: a draw of standard_normal", m);
     return m;
   };
-  w.embedding = draw(c.vocabulary, d);
+  // Small enough, when E is also the output layer, that the first logits are near 0.
+  constexpr double kSmallInit = 0.02;
+  w.embedding =
+      c.tied_embeddings ? arma::mat(kSmallInit * draw(c.vocabulary, d)) : draw(c.vocabulary, d);
+  if (c.learned_positions)
+    w.position_embedding = kSmallInit * draw(c.max_length, d);
   const auto fan_in = [&](arma::uword rows, arma::uword cols) {
     return arma::mat(draw(rows, cols) / std::sqrt(static_cast<double>(rows)));
   };
@@ -185,7 +218,8 @@ TransformerWeights init_transformer(
     b.mlp.W1 = fan_in(d, c.d_ff);
     b.mlp.W2 = fan_in(c.d_ff, d);
   }
-  w.unembedding = 0.02 * draw(d, c.vocabulary);
+  if (!c.tied_embeddings)
+    w.unembedding = kSmallInit * draw(d, c.vocabulary);
   return w;
 }
 
@@ -219,7 +253,8 @@ arma::uvec positions_in_sentences(arma::uword rows, const arma::uvec& starts) {
 }
 
 TransformerForward transformer_forward(const TransformerWeights& w, const arma::uvec& tokens,
-                                       const arma::uvec& starts) {
+                                       const arma::uvec& starts,
+                                       const UniformDraws* dropout_draws) {
   const TransformerConfig& c = w.config;
   check_config(c);
   if (tokens.n_elem == 0)
@@ -240,9 +275,18 @@ TransformerForward transformer_forward(const TransformerWeights& w, const arma::
   const std::vector<Rows> sentences = sentence_rows(tokens.n_elem, starts);
   check_weights(w);
   TransformerForward f;
+  const bool dropping = dropout_draws != nullptr && c.dropout > 0.0;
+  // Dropout while training, the identity otherwise; `keep` receives the mask.
+  const auto drop = [&](arma::mat values, arma::mat& keep) {
+    if (!dropping)
+      return values;
+    Dropout dropped = dropout(values, c.dropout, *dropout_draws);
+    keep = std::move(dropped.keep);
+    return std::move(dropped.y);
+  };
   //! [forward]
-  f.x0 = w.embedding.rows(tokens) + position_rows(c, positions);  // (N × d)
-  arma::mat x = f.x0;                                             // the residual stream
+  f.x0 = drop(w.embedding.rows(tokens) + position_rows(w, positions), f.x0_keep);  // (N × d)
+  arma::mat x = f.x0;  // the residual stream
   for (const BlockWeights& b : w.blocks) {
     BlockForward& s = f.blocks.emplace_back();
     s.input = x;
@@ -253,15 +297,14 @@ TransformerForward transformer_forward(const TransformerWeights& w, const arma::
       s.attention.push_back(multi_head_attention(a, a, a, b.attention, Mask::causal(r.count())));
       attended.rows(r.first, r.last) = s.attention.back().output;
     }
-    s.middle = s.input + attended;  // residual
+    s.middle = s.input + drop(attended, s.attention_keep);  // residual
     s.ln2 = layer_norm(s.middle, b.ln2_gamma, b.ln2_beta);
     s.mlp = feed_forward(s.ln2.y, b.mlp);
-    s.output = s.middle + s.mlp.y;  // residual
+    s.output = s.middle + drop(s.mlp.y, s.mlp_keep);  // residual
     x = s.output;
   }
   f.ln_f = layer_norm(x, w.lnf_gamma, w.lnf_beta);
-  f.logits = f.ln_f.y * w.unembedding;  // (N × V)
-  f.logits.each_row() += w.unembedding_bias;
+  f.logits = output_logits(w, f.ln_f.y);  // (N × V)
   //! [forward]
   return f;
 }
@@ -294,11 +337,21 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
   TransformerWeights g;
   g.config = w.config;
   g.blocks.resize(w.blocks.size());
+  // Through a dropout mask, or straight through where there was none.
+  const auto undrop = [](const arma::mat& gradient, const arma::mat& keep) {
+    return keep.is_empty() ? gradient : arma::mat(gradient % keep);
+  };
   //! [backward]
-  g.unembedding = f.ln_f.y.t() * dlogits;
-  g.unembedding_bias = arma::sum(dlogits, 0);
-  const LayerNormGradients lnf =
-      layer_norm_backward(f.ln_f, w.lnf_gamma, dlogits * w.unembedding.t());
+  arma::mat d_final;  // ∂L/∂LN_f(x), (N × d)
+  if (w.config.tied_embeddings) {
+    g.embedding = dlogits.t() * f.ln_f.y;  // z = LN_f(x) Eᵀ: E's first share of its gradient
+    d_final = dlogits * w.embedding;
+  } else {
+    g.unembedding = f.ln_f.y.t() * dlogits;
+    g.unembedding_bias = arma::sum(dlogits, 0);
+    d_final = dlogits * w.unembedding.t();
+  }
+  const LayerNormGradients lnf = layer_norm_backward(f.ln_f, w.lnf_gamma, d_final);
   g.lnf_gamma = lnf.dgamma;
   g.lnf_beta = lnf.dbeta;
   arma::mat dx = lnf.dx;  // ∂L/∂x, flowing down the residual stream
@@ -307,18 +360,20 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
     const BlockForward& s = f.blocks[l];
     BlockWeights& gb = g.blocks[l];
     // x_out = u + MLP(LN2(u)): the residual passes dx straight through and the branch adds.
-    const FeedForwardGradients mlp = feed_forward_backward(s.ln2.y, b.mlp, s.mlp, dx);
+    const FeedForwardGradients mlp =
+        feed_forward_backward(s.ln2.y, b.mlp, s.mlp, undrop(dx, s.mlp_keep));
     const LayerNormGradients ln2 = layer_norm_backward(s.ln2, b.ln2_gamma, mlp.dx);
     const arma::mat du = dx + ln2.dx;
     // u = x + MultiHead(LN1(x)) per sentence: query, key and value are all LN1(x), so their
     // gradients add; the weights' gradients add over the sentences.
+    const arma::mat d_attended = undrop(du, s.attention_keep);
     arma::mat d_ln1(arma::size(du));
     MultiHeadWeights d_attention = zeros_like(b.attention);
     for (std::size_t k = 0; k < sentences.size(); ++k) {
       const Rows& r = sentences[k];
       const arma::mat a = s.ln1.y.rows(r.first, r.last);
-      const MultiHeadGradients att =
-          multi_head_backward(a, a, a, b.attention, s.attention[k], du.rows(r.first, r.last));
+      const MultiHeadGradients att = multi_head_backward(a, a, a, b.attention, s.attention[k],
+                                                         d_attended.rows(r.first, r.last));
       d_ln1.rows(r.first, r.last) = att.d_query + att.d_key + att.d_value;
       add_into(d_attention, att.dW);
     }
@@ -326,16 +381,26 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
     dx = du + ln1.dx;
     gb = {ln1.dgamma, ln1.dbeta, d_attention, ln2.dgamma, ln2.dbeta, mlp.dW};
   }
-  // x0 = E[tokens] + PE: each row's gradient goes to its token's row of E.
-  g.embedding.zeros(w.embedding.n_rows, w.embedding.n_cols);
+  // x0 = E[tokens] + P[positions]: each row's gradient goes to its token's row of E and, if
+  // the positions are learned, to its position's row of P.
+  dx = undrop(dx, f.x0_keep);
+  if (g.embedding.is_empty())
+    g.embedding.zeros(w.embedding.n_rows, w.embedding.n_cols);
   for (arma::uword i = 0; i < tokens.n_elem; ++i)
     g.embedding.row(tokens(i)) += dx.row(i);
+  if (w.config.learned_positions) {
+    const arma::uvec positions = positions_in_sentences(tokens.n_elem, starts);
+    g.position_embedding.zeros(w.position_embedding.n_rows, w.position_embedding.n_cols);
+    for (arma::uword i = 0; i < tokens.n_elem; ++i)
+      g.position_embedding.row(positions(i)) += dx.row(i);
+  }
   //! [backward]
   return g;
 }
 
-TransformerStep transformer_step(const TransformerWeights& w, const PackedBatch& batch) {
-  TransformerForward f = transformer_forward(w, batch.tokens, batch.starts);
+TransformerStep transformer_step(const TransformerWeights& w, const PackedBatch& batch,
+                                 const UniformDraws* dropout_draws) {
+  TransformerForward f = transformer_forward(w, batch.tokens, batch.starts, dropout_draws);
   const CrossEntropy ce = cross_entropy(f.logits, batch.targets);
   TransformerWeights g = transformer_backward(w, batch.tokens, batch.starts, f, ce.dlogits);
   return {ce.loss, std::move(f.logits), std::move(g)};
@@ -360,6 +425,60 @@ arma::uvec greedy_continue(const TransformerWeights& w, const arma::uvec& prompt
     text(text.n_elem - 1) = next;
   }
   return text;
+}
+
+CachedDecoder::CachedDecoder(const TransformerWeights& weights) : weights_(&weights) {
+  check_config(weights.config);
+  if (weights.blocks.size() != weights.config.layers)
+    throw ShapeError(fmt::format("CachedDecoder: {} blocks, but the config has {} layers",
+                                 weights.blocks.size(), weights.config.layers));
+  check_weights(weights);
+  const arma::uword d_k = weights.config.d_model / weights.config.heads;
+  caches_.assign(weights.blocks.size(),
+                 std::vector<KVCache>(weights.config.heads, KVCache(d_k, d_k)));
+}
+
+arma::rowvec CachedDecoder::append(arma::uword token) {
+  const TransformerWeights& w = *weights_;
+  const TransformerConfig& c = w.config;
+  if (token >= c.vocabulary)
+    throw InputError(
+        fmt::format("CachedDecoder: token {} is outside a vocabulary of {}", token, c.vocabulary));
+  if (length_ >= c.max_length)
+    throw InputError(
+        fmt::format("CachedDecoder: it holds {} tokens, the model's whole context (max_length); "
+                    "start a new decoder on the text's last tokens",
+                    length_));
+  const arma::uword d_k = c.d_model / c.heads;
+  const double scale = score_scale(d_k);
+  // One row's projection, X W + b.
+  const auto project = [](const arma::mat& X, const arma::mat& W, const arma::rowvec& b) {
+    arma::mat out = X * W;
+    out.each_row() += b;
+    return out;
+  };
+  //! [cached-step]
+  arma::mat x = w.embedding.row(token) + position_rows(w, arma::uvec{length_});  // (1 × d)
+  for (std::size_t l = 0; l < w.blocks.size(); ++l) {
+    const BlockWeights& b = w.blocks[l];
+    const MultiHeadWeights& W = b.attention;
+    const arma::mat a = layer_norm(x, b.ln1_gamma, b.ln1_beta).y;
+    const arma::rowvec q = project(a, W.W_Q, W.b_Q);
+    const arma::rowvec k = project(a, W.W_K, W.b_K);
+    const arma::rowvec v = project(a, W.W_V, W.b_V);
+    arma::rowvec concat(c.d_model);
+    for (arma::uword h = 0; h < c.heads; ++h) {  // head h owns columns h·d_k ... (h+1)·d_k − 1
+      const arma::span head(h * d_k, (h + 1) * d_k - 1);
+      KVCache& cache = caches_[l][h];
+      cache.append(k.cols(head), v.cols(head));
+      concat.cols(head) = cache.attend(q.cols(head), scale);
+    }
+    const arma::mat middle = x + project(concat, W.W_O, W.b_O);
+    x = middle + feed_forward(layer_norm(middle, b.ln2_gamma, b.ln2_beta).y, b.mlp).y;
+  }
+  ++length_;
+  return output_logits(w, layer_norm(x, w.lnf_gamma, w.lnf_beta).y);
+  //! [cached-step]
 }
 
 }  // namespace attn

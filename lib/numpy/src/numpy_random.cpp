@@ -241,6 +241,11 @@ std::vector<std::uint64_t> SeedSequence::generate_state_u64(std::size_t n) const
 // -----------------------------------------------------------------------------------------
 // PCG64
 // -----------------------------------------------------------------------------------------
+PCG64::PCG64(UInt128 state, UInt128 increment) : state_(state), increment_(increment) {
+  if (increment.low % 2 == 0)
+    throw std::invalid_argument("PCG64: the increment must be odd, as every PCG64's is");
+}
+
 PCG64::PCG64(const SeedSequence& seed_sequence) {
   const std::vector<std::uint64_t> words = seed_sequence.generate_state_u64(4);
   const UInt128 initial_state{words[0], words[1]};

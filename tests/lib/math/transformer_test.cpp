@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "normal_inputs.hpp"
+#include "random_model.hpp"
 
 #include <cmath>
 
@@ -24,17 +25,7 @@ attn::TransformerConfig small_config() {
   return c;
 }
 
-// A model with every weight random, biases and layer norms included, so no gradient is
-// trivially zero.
-attn::TransformerWeights random_model(const attn::TransformerConfig& c, std::uint64_t seed) {
-  const attn_test::Normals draw(seed);
-  attn::TransformerWeights w =
-      attn::init_transformer(c, [&](arma::uword r, arma::uword k) { return draw.normal(r, k); });
-  for (attn::NamedParameter& p : attn::model_parameters(w))
-    *p.value = draw.normal(p.value->n_rows, p.value->n_cols) * 0.5 +
-               (p.name.find("gamma") != std::string::npos ? 1.0 : 0.0);
-  return w;
-}
+using attn_test::random_model;
 
 const std::vector<arma::uvec> kSentences{{1, 4, 2, 6, 0}, {3, 3, 5}, {6, 1}};
 
@@ -104,9 +95,7 @@ TEST(Transformer, FreshModelPredictsNearlyUniformly) {
   attn::TransformerConfig c = small_config();
   c.vocabulary = 35;
   c.d_model = 32;
-  const attn_test::Normals draw(304);
-  const attn::TransformerWeights w =
-      attn::init_transformer(c, [&](arma::uword r, arma::uword k) { return draw.normal(r, k); });
+  const attn::TransformerWeights w = attn_test::fresh_model(c, attn_test::Normals(304));
   const attn::TransformerStep step = attn::transformer_step(w, attn::pack_sentences(kSentences));
   EXPECT_NEAR(step.loss, std::log(35.0), 0.1);
 }

@@ -324,3 +324,20 @@ TEST(NumpyRandomFixtures, MatrixIsFilledInCOrder) {
 }
 
 }  // namespace
+
+// Chapter 11's checkpoints keep the generator's state and resume from it.
+TEST(NumpyRandomState, AResumedGeneratorContinuesTheSameStream) {
+  attn::numpy::Generator rng = attn::numpy::default_rng(20261201);
+  for (int i = 0; i < 17; ++i)
+    rng.random();
+  const attn::numpy::PCG64 resumed_bits(rng.bit_generator().state(),
+                                        rng.bit_generator().increment());
+  attn::numpy::Generator resumed(resumed_bits);
+  for (int i = 0; i < 100; ++i)
+    ASSERT_EQ(rng.next_uint64(), resumed.next_uint64()) << "output " << i;
+  EXPECT_EQ(rng.normal(), resumed.normal());
+}
+
+TEST(NumpyRandomState, AnEvenIncrementIsRefused) {
+  EXPECT_THROW(attn::numpy::PCG64({0, 1}, {0, 2}), std::invalid_argument);
+}

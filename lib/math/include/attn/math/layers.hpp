@@ -1,9 +1,12 @@
 /// \file
-/// \brief The layers a transformer block adds around attention (chapter 10): layer norm and
-///        the cross-entropy of the next token, each with its backward pass.
+/// \brief The layers a transformer block adds around attention (chapters 10 and 11): layer
+///        norm, the GELU MLP, the cross-entropy of the next token and dropout, each with its
+///        backward pass.
 #pragma once
 
 #include <armadillo>
+
+#include <functional>
 
 namespace attn {
 
@@ -113,5 +116,30 @@ struct FeedForwardGradients {
 /// \throws InputError if \p dy holds a NaN or an infinity.
 FeedForwardGradients feed_forward_backward(const arma::mat& x, const FeedForwardWeights& W,
                                            const FeedForward& forward, const arma::mat& dy);
+
+/// \brief A source of uniform draws in [0, 1), one per call. The book passes numpy's
+///        `rng.random()` (attn::numpy::Generator::random), so that a seed fixes every draw.
+using UniformDraws = std::function<double()>;
+
+/// \brief What dropout() computes.
+struct Dropout {
+  arma::mat y;     ///< the input with entries dropped: \f$y = x \odot \text{keep}\f$.
+  arma::mat keep;  ///< the mask, of the input's shape: 0 where dropped, \f$1/(1-p)\f$ where kept.
+};
+
+/// \brief Dropout as PyTorch's `nn.Dropout(p)` computes it in training ("inverted" dropout):
+///        each entry is zeroed with probability \f$p\f$ and the others are scaled by
+///        \f$1/(1-p)\f$, so that every entry keeps its expected value:
+///        \f[ y_{ij} = x_{ij}\,\frac{[u_{ij} \ge p]}{1-p}, \qquad
+///            \mathbb{E}[y_{ij}] = x_{ij}. \f]
+/// One draw \f$u_{ij}\f$ is taken per entry, in Armadillo's storage order (column by column);
+/// the backward pass multiplies by the same mask, \f$\partial L/\partial x = \partial
+/// L/\partial y \odot \text{keep}\f$. PyTorch draws its masks from its own generator, so its
+/// masks and these are not the same numbers; what they share is the rule. With \f$p = 0\f$
+/// no draw is taken and \f$y = x\f$.
+/// \param x any shape. \param p the rate, in [0, 1). \param uniform the draws.
+/// \return \f$y\f$ and the mask.
+/// \throws InputError if \p p is outside [0, 1) (or NaN), or a draw is outside [0, 1).
+Dropout dropout(const arma::mat& x, double p, const UniformDraws& uniform);
 
 }  // namespace attn

@@ -76,6 +76,13 @@ class PCG64 {
   /// \param seed_sequence Source of the four 64-bit seeding words.
   explicit PCG64(const SeedSequence& seed_sequence);
 
+  /// \brief A generator resumed where another one was, as numpy's setter
+  /// `bit_generator.state = {"state": {"state": ..., "inc": ...}, ...}` resumes it: its next
+  /// output is the one the other would have given next (chapter 11's checkpoints).
+  /// \param state a state() read earlier. \param increment the increment() read with it.
+  /// \throws std::invalid_argument if \p increment is even (no PCG64 has an even one).
+  PCG64(UInt128 state, UInt128 increment);
+
   /// \brief Advance one LCG step and return XSL-RR of the new state:
   /// (high64 ^ low64) rotated right by (state >> 122).
   /// \return The next 64-bit output, equal to numpy's `bit_generator.random_raw()`.

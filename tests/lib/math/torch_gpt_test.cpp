@@ -1,0 +1,194 @@
+// Chapter 11's training step against PyTorch itself, in float64
+// (tests/data/generate_gpt_fixtures.py, torch 2.6): a small GPT (tied embeddings, learned
+// positions, dropout off) built from PyTorch's modules, trained three steps with
+// loss.backward(), torch.nn.utils.clip_grad_norm_, torch.optim.AdamW (weight decay on the block
+// matrices only) and a SequentialLR of LinearLR and CosineAnnealingLR. Our transformer_step,
+// clip_grad_norm, learning_rate and AdamW, composed as chapter 11's training loop composes them,
+// give the same loss, logits, norm, learning rate and every parameter after every step within
+// 1e-10; the largest differences are recorded as test properties (--gtest_output=xml shows
+// them). One exception, which is arithmetic and not a disagreement: the key bias b_K.
+#include <attn/math/optimizer.hpp>
+#include <attn/math/transformer.hpp>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "fixture_blocks.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr double kTorch = 1e-10;
+
+// The key bias adds q_i · b_K to every score of row i, which softmax takes away again: its
+// gradient is 0 in exact arithmetic, and what either side computes is rounding, about 1e-16
+// where the other gradients are about 1. AdamW divides it by its own square root plus ε, so
+// each step moves b_K by up to η·|g|/ε, rounding times 1e6 here: both sides' b_K wander by
+// about 1e-11 a step, independently. So b_K is held to what noise can do: a gradient below
+// kZeroGradient, and over the steps a drift of at most steps · η_max · kZeroGradient / ε
+// (3e-9) from torch's. (Measured: gradients up to 1.2e-16, b_K within 1e-10 of torch's; every
+// other parameter within 1e-14.)
+constexpr double kZeroGradient = 1e-15;
+
+bool is_key_bias(const std::string& name) {
+  return name.ends_with(".attention.b_K");
+}
+
+const std::map<std::string, arma::mat>& blocks() {
+  static const auto b = attn_test::fixture_blocks("torch_gpt.txt");
+  return b;
+}
+
+const arma::mat& at(const std::string& name) {
+  const auto found = blocks().find(name);
+  if (found == blocks().end())
+    throw std::runtime_error("torch_gpt.txt has no case " + name);
+  return found->second;
+}
+
+// The largest difference, or infinity if the shapes differ (which fails every bound).
+double gap(const arma::mat& ours, const arma::mat& theirs) {
+  if (arma::size(ours) != arma::size(theirs))
+    return std::numeric_limits<double>::infinity();
+  return arma::abs(ours - theirs).max();
+}
+
+// Chapter 11's model: the fixture's sizes, learned positions, tied embeddings, no dropout.
+attn::TransformerWeights torch_weights() {
+  const arma::mat& c = at("config");
+  attn::TransformerWeights w;
+  w.config.vocabulary = static_cast<arma::uword>(c(0));
+  w.config.d_model = static_cast<arma::uword>(c(1));
+  w.config.heads = static_cast<arma::uword>(c(2));
+  w.config.layers = static_cast<arma::uword>(c(3));
+  w.config.d_ff = static_cast<arma::uword>(c(4));
+  w.config.max_length = static_cast<arma::uword>(c(5));
+  w.config.learned_positions = true;
+  w.config.tied_embeddings = true;
+  w.config.dropout = 0.0;
+  w.blocks.resize(w.config.layers);
+  for (attn::BlockWeights& b : w.blocks)
+    b.attention.heads = w.config.heads;
+  for (attn::NamedParameter& p : attn::model_parameters(w))
+    *p.value = at("weight " + p.name);
+  return w;
+}
+
+attn::PackedBatch torch_batch() {
+  std::vector<arma::uvec> windows;
+  for (int k = 0; blocks().count("window " + std::to_string(k)) != 0; ++k)
+    windows.push_back(arma::conv_to<arma::uvec>::from(at("window " + std::to_string(k))));
+  return attn::pack_sentences(windows);
+}
+
+attn::WarmupCosine torch_schedule() {
+  const arma::mat& s = at("schedule");
+  return {.peak = s(0),
+          .minimum = s(1),
+          .warmup_steps = static_cast<std::int64_t>(s(2)),
+          .total_steps = static_cast<std::int64_t>(s(3)),
+          .start_factor = s(4)};
+}
+
+// Chapter 11's rule (attn::gpt::decayed_parameters() in chapters/11_small_gpt/training.cpp,
+// which this library's tests cannot link): the matrices inside the blocks decay.
+std::vector<bool> block_matrices_decay(attn::TransformerWeights& weights) {
+  std::vector<bool> decays;
+  for (const attn::NamedParameter& p : attn::model_parameters(weights))
+    decays.push_back(p.name.find(".W_") != std::string::npos ||
+                     p.name.find(".W1") != std::string::npos ||
+                     p.name.find(".W2") != std::string::npos);
+  return decays;
+}
+
+}  // namespace
+
+TEST(TorchGpt, DecayFlagsAreTorchsParameterGroups) {
+  attn::TransformerWeights w = torch_weights();
+  const std::vector<attn::NamedParameter> parameters = attn::model_parameters(w);
+  const std::vector<bool> decays = block_matrices_decay(w);
+  const arma::mat& theirs = at("decays");
+  ASSERT_EQ(theirs.n_elem, parameters.size());
+  for (std::size_t i = 0; i < parameters.size(); ++i)
+    EXPECT_EQ(decays[i], theirs(i) != 0.0) << parameters[i].name;
+}
+
+TEST(TorchGpt, ThreeTrainingStepsEqualTorchs) {
+  const arma::mat& o = at("optimiser");
+  const double beta1 = o(0), beta2 = o(1), epsilon = o(2), decay = o(3), max_norm = o(4);
+  const auto steps = static_cast<int>(o(5));
+  attn::TransformerWeights weights = torch_weights();
+  const attn::PackedBatch batch = torch_batch();
+  const attn::WarmupCosine schedule = torch_schedule();
+  attn::AdamW optimizer(block_matrices_decay(weights), decay, beta1, beta2, epsilon);
+  const double key_bias_tolerance = steps * schedule.peak * kZeroGradient / epsilon;
+  double loss_gap = 0.0, logits_gap = 0.0, norm_gap = 0.0, rate_gap = 0.0, parameter_gap = 0.0,
+         key_bias_gap = 0.0, key_bias_gradient = 0.0;
+  std::string widest;  // the parameter and step of parameter_gap
+  std::vector<bool> clipped;
+  for (int t = 0; t < steps; ++t) {
+    const std::string step = "step " + std::to_string(t) + " ";
+    // chapter 11's training step (chapters/11_small_gpt/training.cpp), without dropout
+    attn::TransformerStep result = attn::transformer_step(weights, batch);
+    std::vector<arma::mat> gradients;
+    for (const attn::NamedParameter& g : attn::model_parameters(result.gradients)) {
+      gradients.push_back(*g.value);
+      if (is_key_bias(g.name)) {
+        const double largest = arma::abs(*g.value).max();
+        EXPECT_LE(largest, kZeroGradient) << step << "gradient " << g.name << " is not rounding";
+        key_bias_gradient = std::max(key_bias_gradient, largest);
+      }
+    }
+    const double norm = attn::clip_grad_norm(gradients, max_norm);
+    const double rate = attn::learning_rate(schedule, t);
+    std::vector<arma::mat*> parameters;
+    for (const attn::NamedParameter& p : attn::model_parameters(weights))
+      parameters.push_back(p.value);
+    optimizer.step(parameters, gradients, rate);
+
+    const double loss_difference = std::abs(result.loss - at(step + "loss")(0));
+    EXPECT_LE(loss_difference, kTorch) << step << "loss: ours " << result.loss;
+    const double logits_difference = gap(result.logits, at(step + "logits"));
+    EXPECT_LE(logits_difference, kTorch) << step << "logits";
+    const double norm_difference = std::abs(norm - at(step + "norm")(0));
+    EXPECT_LE(norm_difference, kTorch) << step << "norm before clipping: ours " << norm;
+    const double rate_difference = std::abs(rate - at(step + "learning rate")(0));
+    EXPECT_LE(rate_difference, kTorch) << step << "learning rate: ours " << rate;
+    loss_gap = std::max(loss_gap, loss_difference);
+    logits_gap = std::max(logits_gap, logits_difference);
+    norm_gap = std::max(norm_gap, norm_difference);
+    rate_gap = std::max(rate_gap, rate_difference);
+    clipped.push_back(norm > max_norm);
+    for (const attn::NamedParameter& p : attn::model_parameters(weights)) {
+      const double difference = gap(*p.value, at(step + "parameter " + p.name));
+      if (is_key_bias(p.name)) {
+        EXPECT_LE(difference, key_bias_tolerance)
+            << step << "parameter " << p.name << " after the update";
+        key_bias_gap = std::max(key_bias_gap, difference);
+        continue;
+      }
+      EXPECT_LE(difference, kTorch) << step << "parameter " << p.name << " after the update";
+      if (difference > parameter_gap) {
+        parameter_gap = difference;
+        widest = step + p.name;
+      }
+    }
+  }
+  // The fixture clips the gradient on steps 0 and 2 and not on step 1.
+  EXPECT_EQ(clipped, (std::vector<bool>{true, false, true}));
+  RecordProperty("loss_gap", fmt::format("{:.2e}", loss_gap));
+  RecordProperty("logits_gap", fmt::format("{:.2e}", logits_gap));
+  RecordProperty("norm_gap", fmt::format("{:.2e}", norm_gap));
+  RecordProperty("learning_rate_gap", fmt::format("{:.2e}", rate_gap));
+  RecordProperty("parameter_gap", fmt::format("{:.2e} ({})", parameter_gap, widest));
+  RecordProperty("key_bias_gap", fmt::format("{:.2e}", key_bias_gap));
+  RecordProperty("key_bias_gradient", fmt::format("{:.2e}", key_bias_gradient));
+}
