@@ -32,6 +32,7 @@ int chapter_07_main(int argc, char** argv);
 int chapter_08_main(int argc, char** argv);
 int chapter_09_main(int argc, char** argv);
 int chapter_10_main(int argc, char** argv);
+int chapter_11_main(int argc, char** argv);
 
 namespace attn {
 
@@ -55,7 +56,7 @@ struct ChapterProgram {
   int (*main)(int, char**);
 };
 
-const std::array<ChapterProgram, 10> kChapters = {{
+const std::array<ChapterProgram, 11> kChapters = {{
     {"ch01_raw_attention", chapter_01_main},
     {"ch02_nimbus_raw", chapter_02_main},
     {"ch03_qkv_projections", chapter_03_main},
@@ -66,6 +67,7 @@ const std::array<ChapterProgram, 10> kChapters = {{
     {"ch08_masks_and_heads", chapter_08_main},
     {"ch09_at_scale", chapter_09_main},
     {"ch10_tiny_transformer", chapter_10_main},
+    {"ch11_small_gpt", chapter_11_main},
 }};
 
 // The usage and error messages go nowhere while fuzzing: printing them would be most of the

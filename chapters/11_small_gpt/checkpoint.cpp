@@ -1,0 +1,242 @@
+#include "checkpoint.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace attn::gpt {
+
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "checkpoints store numbers little-endian, as amd64 and arm64 hold them");
+
+constexpr std::string_view kMagic = "ATTN-GPT";
+constexpr std::uint32_t kVersion = 1;
+
+std::uint64_t fnv1a(std::string_view bytes) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a's offset basis and prime, 64-bit
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+// Appends numbers, strings and matrices to a byte string.
+struct Writer {
+  std::string bytes;
+  template <typename T>
+  void number(T value) {
+    char raw[sizeof(T)];
+    std::memcpy(raw, &value, sizeof(T));
+    bytes.append(raw, sizeof(T));
+  }
+  void text(std::string_view s) {
+    number<std::uint64_t>(s.size());
+    bytes.append(s);
+  }
+  void matrix(const arma::mat& m) {
+    number<std::uint64_t>(m.n_rows);
+    number<std::uint64_t>(m.n_cols);
+    bytes.append(reinterpret_cast<const char*>(m.memptr()), m.n_elem * sizeof(double));
+  }
+};
+
+// Reads them back, refusing to read past the end.
+struct Reader {
+  std::string_view bytes;
+  const std::string& path;
+  std::size_t at = 0;
+  std::string_view take(std::size_t n) {
+    if (n > bytes.size() - at)
+      throw InputError(
+          fmt::format("{}: the checkpoint is truncated (it ends at byte {})", path, bytes.size()));
+    const std::string_view out = bytes.substr(at, n);
+    at += n;
+    return out;
+  }
+  template <typename T>
+  T number() {
+    T value;
+    std::memcpy(&value, take(sizeof(T)).data(), sizeof(T));
+    return value;
+  }
+  std::string text() { return std::string(take(number<std::uint64_t>())); }
+  arma::mat matrix(const std::string& name, const arma::mat& like) {
+    const auto rows = number<std::uint64_t>();
+    const auto cols = number<std::uint64_t>();
+    if (rows != like.n_rows || cols != like.n_cols)
+      throw InputError(fmt::format("{}: {} is ({} × {}) in the checkpoint, {} in this model", path,
+                                   name, rows, cols, shape_of(like)));
+    arma::mat m(rows, cols);
+    std::memcpy(m.memptr(), take(m.n_elem * sizeof(double)).data(), m.n_elem * sizeof(double));
+    return m;
+  }
+};
+
+// The first line where two fingerprints differ, for the message.
+std::string first_difference(const std::string& saved, const std::string& wanted) {
+  std::istringstream a(saved), b(wanted);
+  std::string x, y;
+  while (true) {
+    const bool more_a = static_cast<bool>(std::getline(a, x));
+    const bool more_b = static_cast<bool>(std::getline(b, y));
+    if (!more_a && !more_b)
+      return "(none)";
+    if (!more_a || !more_b || x != y)
+      return fmt::format("it has \"{}\", this run \"{}\"", more_a ? x : "", more_b ? y : "");
+  }
+}
+
+}  // namespace
+
+std::string run_fingerprint(const TransformerConfig& m, const TrainingSettings& s,
+                            const text::BpeTokenizer& tokenizer, std::string_view training) {
+  std::string merges;
+  for (const text::Merge& merge : tokenizer.merges())
+    merges += fmt::format("{} {}\n", merge.left, merge.right);
+  return fmt::format(
+      "vocabulary {}\nd_model {}\nheads {}\nlayers {}\nd_ff {}\nmax_length {}\n"
+      "positions {} learned {} tied {}\ndropout {}\n"
+      "steps {}\nbatch_windows {}\npeak_learning_rate {}\nfinal_learning_rate {}\n"
+      "warmup_steps {}\nweight_decay {}\nclip_norm {}\nevaluate_every {}\n"
+      "evaluation_tokens {}\nseed {}\nmerges {:016x}\ntraining_text {:016x}\n",
+      m.vocabulary, m.d_model, m.heads, m.layers, m.d_ff, m.max_length, m.positions,
+      m.learned_positions, m.tied_embeddings, m.dropout, s.steps, s.batch_windows,
+      s.peak_learning_rate, s.final_learning_rate, s.warmup_steps, s.weight_decay, s.clip_norm,
+      s.evaluate_every, s.evaluation_tokens, s.seed, fnv1a(merges), fnv1a(training));
+}
+
+void save_checkpoint(const std::string& path, const std::string& fingerprint,
+                     const TrainingState& state) {
+  Writer w;
+  w.bytes.append(kMagic);
+  w.number(kVersion);
+  w.text(fingerprint);
+  w.number<std::int64_t>(state.step);
+  w.number<std::int64_t>(state.optimizer.steps);
+  for (const std::uint64_t half : {state.rng_state.high, state.rng_state.low,
+                                   state.rng_increment.high, state.rng_increment.low})
+    w.number(half);
+  w.number(state.loss_sum);
+  w.number<std::int64_t>(state.loss_count);
+  w.number<std::uint64_t>(state.curve.size());
+  for (const CurvePoint& p : state.curve) {
+    w.number<std::int64_t>(p.step);
+    w.number(p.learning_rate);
+    w.number(p.training_loss);
+    w.number(p.held_out_bits);
+  }
+  // model_parameters() takes addresses only; nothing is written through them.
+  auto& weights = const_cast<TransformerWeights&>(state.weights);
+  const std::vector<NamedParameter> parameters = model_parameters(weights);
+  w.number<std::uint64_t>(parameters.size());
+  for (const NamedParameter& p : parameters) {
+    w.text(p.name);
+    w.matrix(*p.value);
+  }
+  w.number<std::uint64_t>(state.optimizer.first.size());
+  for (std::size_t k = 0; k < state.optimizer.first.size(); ++k) {
+    w.matrix(state.optimizer.first[k]);
+    w.matrix(state.optimizer.second[k]);
+  }
+  w.number(fnv1a(w.bytes));
+
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    out.write(w.bytes.data(), static_cast<std::streamsize>(w.bytes.size()));
+    out.flush();
+    if (!out)
+      throw InputError(fmt::format("cannot write the checkpoint {}", partial));
+  }
+  std::error_code error;
+  std::filesystem::rename(partial, path, error);
+  if (error)
+    throw InputError(fmt::format("cannot rename {} to {}: {}", partial, path, error.message()));
+}
+
+TrainingState load_checkpoint(const std::string& path, const std::string& fingerprint,
+                              const TransformerConfig& model) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(fmt::format("cannot read the checkpoint {}", path));
+  const std::string file{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (file.size() < kMagic.size() || file.compare(0, kMagic.size(), kMagic) != 0)
+    throw InputError(
+        fmt::format("{} is not a checkpoint of this chapter (no {} at its start)", path, kMagic));
+  constexpr std::size_t kChecksum = sizeof(std::uint64_t);
+  if (file.size() < kMagic.size() + sizeof(kVersion) + kChecksum)
+    throw InputError(fmt::format("{}: the checkpoint is truncated ({} bytes)", path, file.size()));
+  const std::string_view body(file.data(), file.size() - kChecksum);
+  std::uint64_t stored = 0;
+  std::memcpy(&stored, file.data() + body.size(), kChecksum);
+  Reader r{body, path};
+  r.take(kMagic.size());
+  const auto version = r.number<std::uint32_t>();
+  if (version != kVersion)
+    throw InputError(fmt::format("{}: checkpoint format {}, where this chapter reads {}", path,
+                                 version, kVersion));
+  if (stored != fnv1a(body))
+    throw InputError(fmt::format(
+        "{}: the checkpoint is corrupted or truncated (its checksum does not match its bytes)",
+        path));
+  const std::string saved = r.text();
+  if (saved != fingerprint)
+    throw InputError(
+        fmt::format("{} was made for another run: {}", path, first_difference(saved, fingerprint)));
+  TrainingState state;
+  state.weights = init_transformer(model, [](arma::uword rows, arma::uword cols) {
+    return arma::mat(rows, cols, arma::fill::zeros);
+  });
+  state.step = r.number<std::int64_t>();
+  state.optimizer.steps = r.number<std::int64_t>();
+  state.rng_state.high = r.number<std::uint64_t>();
+  state.rng_state.low = r.number<std::uint64_t>();
+  state.rng_increment.high = r.number<std::uint64_t>();
+  state.rng_increment.low = r.number<std::uint64_t>();
+  state.loss_sum = r.number<double>();
+  state.loss_count = r.number<std::int64_t>();
+  state.curve.resize(r.number<std::uint64_t>());
+  for (CurvePoint& p : state.curve) {
+    p.step = r.number<std::int64_t>();
+    p.learning_rate = r.number<double>();
+    p.training_loss = r.number<double>();
+    p.held_out_bits = r.number<double>();
+  }
+  const std::vector<NamedParameter> parameters = model_parameters(state.weights);
+  const auto count = r.number<std::uint64_t>();
+  if (count != parameters.size())
+    throw InputError(fmt::format("{}: the checkpoint has {} parameters, this model {}", path, count,
+                                 parameters.size()));
+  for (const NamedParameter& p : parameters) {
+    const std::string name = r.text();
+    if (name != p.name)
+      throw InputError(
+          fmt::format("{}: the checkpoint has {} where this model has {}", path, name, p.name));
+    *p.value = r.matrix(p.name, *p.value);
+  }
+  const auto moments = r.number<std::uint64_t>();
+  if (moments != 0 && moments != parameters.size())
+    throw InputError(fmt::format("{}: {} optimiser moments for {} parameters", path, moments,
+                                 parameters.size()));
+  for (std::size_t k = 0; k < moments; ++k) {
+    state.optimizer.first.push_back(
+        r.matrix(parameters[k].name + " (first moment)", *parameters[k].value));
+    state.optimizer.second.push_back(
+        r.matrix(parameters[k].name + " (second moment)", *parameters[k].value));
+  }
+  if (r.at != body.size())
+    throw InputError(
+        fmt::format("{}: {} bytes after the checkpoint's last field", path, body.size() - r.at));
+  return state;
+}
+
+}  // namespace attn::gpt

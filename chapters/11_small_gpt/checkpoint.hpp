@@ -1,0 +1,56 @@
+/// \file
+/// \brief Chapter 11's checkpoints: a training run saved to one file and resumed from it,
+///        bit for bit.
+///
+/// The file, every number little-endian (k curve points, P parameters):
+///
+/// | bytes | what |
+/// |---|---|
+/// | 8 | the magic `ATTN-GPT` |
+/// | 4 | the format's version, 1 |
+/// | 8 + n | the run's fingerprint (run_fingerprint()): its length, its text |
+/// | 48 | the step, AdamW's step count, the random stream's state and increment |
+/// | 24 + 32k | the batch losses summed and counted, k, the curve points |
+/// | 8, then P times | P; each parameter's name, rows, columns, values (model_parameters()) |
+/// | 8, then P times | AdamW's moment pairs (0 before its first step); each pair |
+/// | 8 | FNV-1a (64-bit) of every byte before it |
+///
+/// Doubles are stored as their 8 bytes, so nothing is rounded: a run resumed from a checkpoint
+/// continues exactly as it would have without stopping. A file is written to a temporary name
+/// beside its destination and renamed over it only when complete, so a run stopped while
+/// saving leaves the previous checkpoint whole.
+#pragma once
+
+#include "training.hpp"
+
+#include <attn/math/validate.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace attn::gpt {
+
+/// \brief What makes a checkpoint belong to a run, as text: the model's sizes, the training
+///        settings, and FNV-1a hashes of the tokenizer's merges and of the training text. A
+///        checkpoint is resumed only by a run with the same fingerprint.
+/// \param model,settings the run. \param tokenizer its BPE. \param training its training text.
+/// \return one line per field, such as `d_model 128`.
+std::string run_fingerprint(const TransformerConfig& model, const TrainingSettings& settings,
+                            const text::BpeTokenizer& tokenizer, std::string_view training);
+
+/// \brief Writes \p state to \p path (through `path.partial`, then a rename).
+/// \param path the file. \param fingerprint run_fingerprint() of the run. \param state the run.
+/// \throws InputError naming the file if it cannot be written.
+void save_checkpoint(const std::string& path, const std::string& fingerprint,
+                     const TrainingState& state);
+
+/// \brief Reads a checkpoint written by save_checkpoint() for the run \p fingerprint names.
+/// \param path the file. \param fingerprint the run's. \param model the run's sizes.
+/// \return the state it holds.
+/// \throws InputError, naming the file and what is wrong, if it cannot be read, is not a
+///         checkpoint, is truncated, fails its checksum (corrupted), or was made for another
+///         run (the first field that differs is named, with both values).
+TrainingState load_checkpoint(const std::string& path, const std::string& fingerprint,
+                              const TransformerConfig& model);
+
+}  // namespace attn::gpt

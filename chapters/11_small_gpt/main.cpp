@@ -1,0 +1,470 @@
+// Chapter 11: a small GPT trained here on real text. The King James Bible from Debian's
+// bible-kjv-text package, a byte-level BPE tokenizer learned from it, chapter 10's transformer
+// grown into GPT-2's shape (tied embeddings, learned positions, dropout), the training recipe of
+// real models (AdamW, warm-up and cosine decay, gradient clipping), and text sampled through
+// chapter 09's KV cache. Its page: chapters/11_small_gpt/chapter.md.
+
+#include "checkpoint.hpp"
+#include "generation.hpp"
+#include "kjv.hpp"
+#include "training.hpp"
+
+#include <attn/book/chapter.hpp>
+#include <attn/book/palette.hpp>
+#include <attn/math/sampling.hpp>
+#include <attn/math/transformer.hpp>
+#include <attn/text/bpe.hpp>
+#include <attn/text/ngram.hpp>
+
+#include <fmt/ostream.h>
+#include <malloc.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <numbers>
+#include <string>
+#include <vector>
+
+namespace {
+namespace colour = attn::colour;
+namespace gpt = attn::gpt;
+namespace kjv = attn::kjv;
+using attn::text::BpeTokenizer;
+
+//! [settings]
+// The tokenizer: 256 bytes and 768 merges.
+const std::size_t kVocabulary = 1024;
+// The model: GPT-2's shape at a size this machine trains in minutes.
+const attn::TransformerConfig kModel{
+    .vocabulary = kVocabulary,
+    .d_model = 128,
+    .heads = 4,
+    .layers = 4,
+    .d_ff = 512,        // the MLP's hidden width, 4 d_model as in GPT-2
+    .max_length = 128,  // tokens of context
+    .positions = true,
+    .learned_positions = true,
+    .tied_embeddings = true,
+    .dropout = 0.0,
+};
+const gpt::TrainingSettings kTraining{
+    .steps = 330,
+    .batch_windows = 16,
+    .peak_learning_rate = 3e-3,
+    .final_learning_rate = 3e-4,
+    .warmup_steps = 17,
+    .weight_decay = 0.1,
+    .clip_norm = 1.0,
+    .evaluate_every = 30,
+    .evaluation_tokens = 8192,  // of the held-out text, at each measurement
+    .seed = 11,
+};
+// --quick (the tests and CI): the same model, a few steps, to check every piece but quality.
+const gpt::TrainingSettings kQuickTraining{
+    .steps = 8,
+    .batch_windows = 4,
+    .peak_learning_rate = 3e-3,
+    .final_learning_rate = 3e-4,
+    .warmup_steps = 2,
+    .weight_decay = 0.1,
+    .clip_norm = 1.0,
+    .evaluate_every = 4,
+    .evaluation_tokens = 512,
+    .seed = 11,
+};
+const int kLongestNgram = 5;  // byte n-grams of order 1 to 5
+//! [settings]
+
+//! [article-numbers]
+// What the chapter must show (issue 28 and the book's table of contents).
+const int kMustBeatUpTo = 3;           // the byte n-grams the transformer must beat: n = 1 to 3
+const double kCacheTolerance = 1e-12;  // KV-cache logits against a whole forward pass
+//! [article-numbers]
+
+// What the chapter prints.
+const std::size_t kMergesShown = 12;
+const char* const kExampleVerse = "And God said, Let there be light: and there was light.";
+const std::size_t kSampleTokens = 60;
+const std::uint64_t kSampleSeed = 7;
+
+// The sampling settings the chapter compares.
+struct Setting {
+  std::string label;
+  attn::SamplingOptions options;
+};
+const std::vector<Setting> kSettings = {
+    {"temperature 0.5", {.temperature = 0.5}},
+    {"temperature 0.8", {.temperature = 0.8}},
+    {"temperature 1.2", {.temperature = 1.2}},
+    {"temperature 0.8, top-p 0.9", {.temperature = 0.8, .top_p = 0.9}},
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+kjv::Corpus the_corpus(attn::Chapter& ch) {
+  const std::string bible = kjv::read_bible(kjv::kBiblePath);
+  const std::vector<kjv::Verse> verses = kjv::parse_verses(bible);
+  const kjv::Corpus corpus = kjv::split_corpus(verses);
+  fmt::print(ch.out, "The corpus: the King James Bible (public domain), {} in Debian's\n",
+             kjv::kBiblePath);
+  fmt::print(ch.out, "bible-kjv-text: {} bytes decoded, {} verses. Chapters 10, 20, 30, ... are\n",
+             bible.size(), verses.size());
+  fmt::print(ch.out, "held out: {} verses, {} bytes; the other {} verses, {} bytes, train.\n",
+             corpus.held_out_verses, corpus.held_out.size(), corpus.training_verses,
+             corpus.training.size());
+  return corpus;
+}
+
+BpeTokenizer the_tokenizer(attn::Chapter& ch, const kjv::Corpus& corpus) {
+  const auto start = std::chrono::steady_clock::now();
+  BpeTokenizer tokenizer = attn::text::train_bpe(corpus.training, kVocabulary);
+  fmt::print(ch.log, "the tokenizer trained in {:.2f} s (measured)\n", seconds_since(start));
+  fmt::print(ch.out, "\nA byte-level BPE tokenizer learned from the training part: 256 bytes,\n");
+  fmt::print(ch.out, "{} merges. The first {}:\n ", tokenizer.merges().size(), kMergesShown);
+  for (std::size_t k = 0; k < kMergesShown; ++k) {
+    const attn::text::Merge& m = tokenizer.merges()[k];
+    fmt::print(ch.out, " \"{}\"+\"{}\"", attn::text::printable(tokenizer.token_bytes(m.left)),
+               attn::text::printable(tokenizer.token_bytes(m.right)));
+  }
+  const std::vector<attn::text::TokenId> verse = tokenizer.encode(kExampleVerse);
+  fmt::print(ch.out, "\nA verse in {} tokens:", verse.size());
+  for (const attn::text::TokenId id : verse)
+    fmt::print(ch.out, " [{}]", attn::text::printable(tokenizer.token_bytes(id)));
+  fmt::print(ch.out, "\n");
+  ch.checks.claim("decoding the encoded held-out text gives back every byte",
+                  tokenizer.decode(tokenizer.encode(corpus.held_out)) == corpus.held_out);
+  return tokenizer;
+}
+
+std::vector<double> the_baselines(attn::Chapter& ch, const kjv::Corpus& corpus) {
+  fmt::print(ch.out, "\nByte n-gram models counted from the training part (interpolated\n");
+  fmt::print(ch.out, "Kneser-Ney), scored on the held-out part:\n");
+  std::vector<double> bits;
+  for (int n = 1; n <= kLongestNgram; ++n) {
+    const attn::text::NgramModel model(n, corpus.training);
+    bits.push_back(model.bits_per_byte(corpus.held_out));
+    fmt::print(ch.out, "  n = {}: {:.3f} bits per byte\n", n, bits.back());
+  }
+  return bits;
+}
+
+// Everything a run is made of, once the corpus and the tokenizer are there.
+struct Run {
+  const gpt::TrainingSettings& settings;
+  std::string fingerprint;
+  arma::uvec training;      // the training text's tokens
+  gpt::TokenText held_out;  // the held-out text's
+  double training_bytes_per_token;
+};
+
+Run prepare(const kjv::Corpus& corpus, const BpeTokenizer& tokenizer,
+            const gpt::TrainingSettings& settings) {
+  const gpt::TokenText training = gpt::encode(tokenizer, corpus.training);
+  return {.settings = settings,
+          .fingerprint = gpt::run_fingerprint(kModel, settings, tokenizer, corpus.training),
+          .training = training.tokens,
+          .held_out = gpt::encode(tokenizer, corpus.held_out),
+          .training_bytes_per_token = static_cast<double>(corpus.training.size()) /
+                                      static_cast<double>(training.tokens.n_elem)};
+}
+
+// What the tokenizer buys: bytes per token, on the text it learned from and on text it has
+// not seen.
+void compression(attn::Chapter& ch, const Run& run, const kjv::Corpus& corpus) {
+  const auto per_token = [](std::size_t bytes, arma::uword tokens) {
+    return static_cast<double>(bytes) / static_cast<double>(tokens);
+  };
+  fmt::print(ch.out, "The training part is {} tokens, {:.3f} bytes per token; the held-out\n",
+             run.training.n_elem, run.training_bytes_per_token);
+  fmt::print(ch.out, "part {} tokens, {:.3f} bytes per token.\n", run.held_out.tokens.n_elem,
+             per_token(corpus.held_out.size(), run.held_out.tokens.n_elem));
+}
+
+// Trains, or resumes from the checkpoint, or reads a finished run from it; saves as it goes.
+gpt::TrainingState the_training(attn::Chapter& ch, const Run& run, const std::string& checkpoint) {
+  fmt::print(ch.out, "\nThe model: {} blocks, d_model {}, {} heads, MLP width {}, {} tokens of\n",
+             kModel.layers, kModel.d_model, kModel.heads, kModel.d_ff, kModel.max_length);
+  fmt::print(ch.out, "context, tied embeddings, learned positions: {} parameters.\n",
+             attn::parameter_count(kModel));
+  fmt::print(ch.out, "Training: {} AdamW steps of {} windows of {} tokens; the learning rate\n",
+             run.settings.steps, run.settings.batch_windows, kModel.max_length);
+  fmt::print(ch.out, "warms up over {} steps to {} and decays to {} along a cosine; weight\n",
+             run.settings.warmup_steps, run.settings.peak_learning_rate,
+             run.settings.final_learning_rate);
+  fmt::print(ch.out, "decay {}; gradients clipped to norm {}; seed {}.\n",
+             run.settings.weight_decay, run.settings.clip_norm, run.settings.seed);
+  const bool saved = !checkpoint.empty() && std::filesystem::exists(checkpoint);
+  gpt::TrainingState state = saved ? gpt::load_checkpoint(checkpoint, run.fingerprint, kModel)
+                                   : gpt::start(kModel, run.settings);
+  if (saved)
+    fmt::print(ch.log, "read {} at step {} of {}\n", checkpoint, state.step, run.settings.steps);
+  const std::int64_t first_step = state.step;
+  const auto start = std::chrono::steady_clock::now();
+  // A progress line, on a terminal only: a log file would get one line per step.
+  gpt::Progress progress;
+  if (isatty(STDERR_FILENO))
+    progress = [&](std::int64_t step, double loss) {
+      fmt::print(ch.log, "\rstep {} of {}: batch loss {:.3f}", step, run.settings.steps, loss);
+      ch.log.flush();
+    };
+  while (state.step < run.settings.steps) {  // a checkpoint at every measurement
+    const std::int64_t until = state.step + run.settings.evaluate_every;
+    gpt::train(state, run.settings, run.training, run.held_out, until, progress);
+    if (!checkpoint.empty())
+      gpt::save_checkpoint(checkpoint, run.fingerprint, state);
+  }
+  if (state.step > first_step)
+    fmt::print(ch.log, "{}{} steps took {:.1f} s (measured; it varies with the machine)\n",
+               progress ? "\n" : "", state.step - first_step, seconds_since(start));
+  return state;
+}
+
+void the_curves(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state,
+                const std::vector<double>& ngram_bits) {
+  const double to_bits_per_byte = 1.0 / (std::numbers::ln2 * run.training_bytes_per_token);
+  fmt::print(ch.out, "\n  step   learning rate   training batches   held-out ({} tokens)\n",
+             run.settings.evaluation_tokens);
+  fmt::print(ch.out, "                          (bits per byte)    (bits per byte)\n");
+  arma::rowvec steps(state.curve.size()), training(state.curve.size()), held(state.curve.size());
+  for (std::size_t k = 0; k < state.curve.size(); ++k) {
+    const gpt::CurvePoint& p = state.curve[k];
+    steps(k) = static_cast<double>(p.step);
+    training(k) = p.training_loss * to_bits_per_byte;
+    held(k) = p.held_out_bits;
+    fmt::print(ch.out, "  {:>4}   {:>13.6f}   {:>16.3f}   {:>15.3f}\n", p.step, p.learning_rate,
+               training(k), held(k));
+  }
+  fmt::print(ch.out, "(training batches: the batches' mean loss since the row before, in nats\n");
+  fmt::print(ch.out, "per token, over ln 2 and the training part's {:.3f} bytes per token)\n",
+             run.training_bytes_per_token);
+  const auto level = [&](int n, const char* shade) {
+    return attn::Series{.label = fmt::format("byte {}-gram", n),
+                        .y = arma::rowvec(steps.n_elem).fill(ngram_bits[n - 1]),
+                        .colour = shade,
+                        .dashed = true};
+  };
+  ch.plots.lines(
+      {.name = "11-01-loss",
+       .title = "Bits per byte while training",
+       .x_label = "AdamW step",
+       .y_label = "bits per byte",
+       .x = steps,
+       .series = {{.label = "training batches", .y = training, .colour = colour::dark_orange},
+                  {.label = "held-out text", .y = held, .colour = colour::teal},
+                  level(3, colour::grey),
+                  level(kLongestNgram, colour::dark_grey)},
+       .key_at = "top right"});
+  // The schedule is a function of the step: drawn at every step, so the warm-up shows.
+  const attn::WarmupCosine schedule = gpt::schedule_of(run.settings);
+  arma::rowvec every_step(static_cast<arma::uword>(run.settings.steps));
+  arma::rowvec rate_at(every_step.n_elem);
+  for (arma::uword t = 0; t < every_step.n_elem; ++t) {
+    every_step(t) = static_cast<double>(t + 1);  // the step taken at this rate, counted from 1
+    rate_at(t) = attn::learning_rate(schedule, static_cast<std::int64_t>(t));
+  }
+  ch.plots.lines({.name = "11-02-learning-rate",
+                  .title = "The learning rate: linear warm-up, then cosine decay",
+                  .x_label = "AdamW step",
+                  .y_label = "learning rate",
+                  .x = every_step,
+                  .series = {{.label = "AdamW's rate", .y = rate_at, .colour = colour::violet}},
+                  .key_at = "top right"});
+}
+
+double the_comparison(attn::Chapter& ch, const gpt::TrainingState& state, const Run& run,
+                      const std::vector<double>& ngram_bits, bool quick) {
+  const std::size_t scored = quick ? run.settings.evaluation_tokens : 0;  // 0: all of it
+  const double model_bits = gpt::bits_per_byte(state.weights, run.held_out, scored);
+  fmt::print(ch.out, "\nHeld-out bits per byte{}:\n",
+             quick ? fmt::format(" (--quick: its first {} tokens)", scored) : "");
+  fmt::print(ch.out, "  the transformer    {:.3f}\n", model_bits);
+  for (int n = 1; n <= kLongestNgram; ++n) {
+    const double margin = ngram_bits[n - 1] - model_bits;
+    fmt::print(ch.out, "  byte {}-gram        {:.3f}   ({} by {:.3f})\n", n, ngram_bits[n - 1],
+               margin > 0 ? "the transformer is better" : "the n-gram is better", std::abs(margin));
+  }
+  if (!quick)
+    for (int n = 1; n <= kMustBeatUpTo; ++n)
+      ch.checks.claim(fmt::format("the transformer's held-out bits per byte are below the byte "
+                                  "{}-gram's",
+                                  n),
+                      model_bits < ngram_bits[n - 1]);
+  return model_bits;
+}
+
+// The text as it reads: newlines kept (indented), other unprintable bytes escaped.
+std::string shown(const std::string& bytes) {
+  std::string out;
+  for (const char c : bytes)
+    out += c == '\n' ? std::string("\n    ") : attn::text::printable(std::string(1, c));
+  return out;
+}
+
+void the_samples(attn::Chapter& ch, const gpt::TrainingState& state, const BpeTokenizer& tokenizer,
+                 const std::string& prompt) {
+  const std::vector<attn::text::TokenId> ids = tokenizer.encode(prompt);
+  const arma::uvec start(std::vector<arma::uword>(ids.begin(), ids.end()));
+  fmt::print(ch.out, "\nSamples of {} tokens after \"{}\", seed {}, through the KV cache:\n",
+             kSampleTokens, shown(prompt), kSampleSeed);
+  for (const Setting& setting : kSettings) {
+    attn::numpy::Generator rng = attn::numpy::default_rng(kSampleSeed);
+    const gpt::Continuation c =
+        gpt::continue_text(state.weights, start, kSampleTokens, setting.options, rng);
+    std::vector<attn::text::TokenId> added(c.tokens.begin(), c.tokens.end());
+    fmt::print(ch.out, "  {}:\n    {}{}\n", setting.label, shown(prompt),
+               shown(tokenizer.decode(added)));
+  }
+}
+
+// Why the checkpoint at \p path cannot be resumed by this run, or nothing if it can (or there is
+// none): a checkpoint is refused before anything is trained or written.
+std::string checkpoint_problem(const std::string& path, const gpt::TrainingSettings& settings) {
+  if (path.empty() || !std::filesystem::exists(path))
+    return {};
+  try {
+    const kjv::Corpus corpus =
+        kjv::split_corpus(kjv::parse_verses(kjv::read_bible(kjv::kBiblePath)));
+    const BpeTokenizer tokenizer = attn::text::train_bpe(corpus.training, kVocabulary);
+    gpt::load_checkpoint(path, gpt::run_fingerprint(kModel, settings, tokenizer, corpus.training),
+                         kModel);
+  } catch (const attn::InputError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+// The KV cache against a whole forward pass over each prefix of a held-out verse.
+void the_cache(attn::Chapter& ch, const gpt::TrainingState& state, const BpeTokenizer& tokenizer,
+               const kjv::Corpus& corpus) {
+  const std::string verse = corpus.held_out.substr(0, corpus.held_out.find('\n') + 1);
+  const std::vector<attn::text::TokenId> ids = tokenizer.encode(verse);
+  const arma::uvec tokens(std::vector<arma::uword>(ids.begin(), ids.end()));
+  attn::CachedDecoder decoder(state.weights);
+  double largest = 0.0;
+  for (arma::uword t = 0; t < tokens.n_elem; ++t) {
+    const arma::rowvec cached = decoder.append(tokens(t));
+    const arma::mat whole = attn::sentence_logits(state.weights, tokens.head(t + 1));
+    largest = std::max(largest, arma::abs(cached - whole.row(t)).max());
+  }
+  fmt::print(ch.out,
+             "\nThe first held-out verse, {} tokens, token by token through the KV cache:\n",
+             tokens.n_elem);
+  fmt::print(ch.out, "every logit within {:g} of a whole forward pass over the prefix.\n",
+             kCacheTolerance);
+  fmt::print(ch.log, "largest difference between cached and whole logits: {:.3g}\n", largest);
+  ch.checks.claim(
+      fmt::format("the KV cache's logits equal a whole forward pass within {:g}", kCacheTolerance),
+      largest <= kCacheTolerance);
+}
+
+// One head's weights on the example verse, every query a token.
+void one_head(attn::Chapter& ch, const gpt::TrainingState& state, const BpeTokenizer& tokenizer) {
+  const std::size_t layer = kModel.layers - 1;  // the last block
+  const std::size_t head = 0;
+  const std::vector<attn::text::TokenId> ids = tokenizer.encode(kExampleVerse);
+  const arma::uvec tokens(std::vector<arma::uword>(ids.begin(), ids.end()));
+  std::vector<std::string> labels;
+  for (const attn::text::TokenId id : ids)
+    labels.push_back(attn::text::printable(tokenizer.token_bytes(id)));
+  const attn::TransformerForward f = attn::transformer_forward(state.weights, tokens, {0});
+  ch.plots.heatmap({.name = "11-03-head",
+                    .title = fmt::format("Block {}, head {}, on a verse", layer, head),
+                    .queries = labels,
+                    .keys = labels,
+                    .values = f.blocks[layer].attention.front().heads[head].weights,
+                    .decimals = 1});
+}
+
+void continue_prompt(attn::Chapter& ch, const gpt::TrainingState& state,
+                     const BpeTokenizer& tokenizer, const std::string& prompt) {
+  const Setting& setting = kSettings.back();
+  const std::vector<attn::text::TokenId> ids = tokenizer.encode(prompt);
+  const arma::uvec start(std::vector<arma::uword>(ids.begin(), ids.end()));
+  attn::numpy::Generator rng = attn::numpy::default_rng(kSampleSeed);
+  const gpt::Continuation c =
+      gpt::continue_text(state.weights, start, kSampleTokens, setting.options, rng);
+  const std::vector<attn::text::TokenId> added(c.tokens.begin(), c.tokens.end());
+  fmt::print(ch.out, "\nYour prompt, {} bytes in {} tokens, continued ({}, seed {}):\n",
+             prompt.size(), ids.size(), setting.label, kSampleSeed);
+  fmt::print(ch.out, "    {} | {}\n", shown(prompt), shown(tokenizer.decode(added)));
+  if (c.prompt_read < ids.size())
+    fmt::print(ch.out, "(the model has {} positions: it read only the prompt's last {} tokens)\n",
+               kModel.max_length, c.prompt_read);
+  if (c.restarts > 0)
+    fmt::print(ch.out,
+               "(the window filled {} time(s); each time the model went on from the "
+               "last {} tokens)\n",
+               c.restarts, kModel.max_length / 2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The training allocates and frees many matrices of a few hundred kilobytes each step. By
+  // default glibc hands each such block back to the system and faults it in again, which cost
+  // about a fifth of the training time; keeping freed memory for reuse removes that.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  const attn::ChapterInfo info{
+      .executable = "ch11_small_gpt",
+      .summary =
+          "Chapter 11: a small GPT trained here on the King James Bible, against byte "
+          "n-gram models, sampled through the KV cache",
+      .reference = "the reference"};
+  bool quick = false;
+  std::string prompt;
+  bool prompt_given = false;
+  std::string checkpoint = ATTN_DEFAULT_CHECKPOINT;
+  bool checkpoint_given = false;
+  // --quick keeps no checkpoint unless one is named.
+  const auto checkpoint_path = [&] {
+    return quick && !checkpoint_given ? std::string() : checkpoint;
+  };
+  const auto settings = [&]() -> const gpt::TrainingSettings& {
+    return quick ? kQuickTraining : kTraining;
+  };
+  const auto options = [&](CLI::App& app) {
+    app.add_flag("--quick", quick,
+                 "train a few steps only, without a checkpoint (the tests' run: every piece "
+                 "checked but the model's quality)");
+    app.add_option("--prompt", prompt, "text to continue, e.g. \"And the LORD said\"")
+        ->each([&](const std::string&) { prompt_given = true; })
+        ->check([](const std::string& text) {
+          return text.empty() ? std::string("the prompt is empty: give at least one byte")
+                              : std::string();
+        });
+    app.add_option("--checkpoint", checkpoint,
+                   "where the trained model is kept: read if it is there, written if not "
+                   "(default: in the build folder)")
+        ->each([&](const std::string&) { checkpoint_given = true; });
+    app.parse_complete_callback([&] {
+      const std::string problem = checkpoint_problem(checkpoint_path(), settings());
+      if (!problem.empty())
+        throw CLI::ValidationError("--checkpoint",
+                                   problem +
+                                       "; nothing was trained or written (delete the file to train "
+                                       "again, or name another one with --checkpoint)");
+    });
+  };
+  return attn::run_chapter(argc, argv, info, options, [&](attn::Chapter& ch) {
+    const kjv::Corpus corpus = the_corpus(ch);
+    const BpeTokenizer tokenizer = the_tokenizer(ch, corpus);
+    const Run run = prepare(corpus, tokenizer, settings());
+    compression(ch, run, corpus);
+    const std::vector<double> ngram_bits = the_baselines(ch, corpus);
+    const gpt::TrainingState state = the_training(ch, run, checkpoint_path());
+    the_curves(ch, run, state, ngram_bits);
+    the_comparison(ch, state, run, ngram_bits, quick);
+    the_samples(ch, state, tokenizer, "And it came to pass");
+    the_cache(ch, state, tokenizer, corpus);
+    one_head(ch, state, tokenizer);
+    if (prompt_given)
+      continue_prompt(ch, state, tokenizer, prompt);
+  });
+}

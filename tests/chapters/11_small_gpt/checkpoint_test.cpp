@@ -1,0 +1,334 @@
+// Chapter 11's checkpoints (chapters/11_small_gpt/checkpoint.hpp): a run stopped, saved, loaded
+// and trained on ends bit for bit where the run that never stopped ends (weights, AdamW's
+// moments, the curve, the random stream), and a file that is truncated, corrupted, of another
+// run, empty or no checkpoint at all is refused with a message naming it and what is wrong.
+#include <11_small_gpt/checkpoint.hpp>
+#include <11_small_gpt/training.hpp>
+#include <attn/math/validate.hpp>
+#include <attn/numpy/numpy_random.hpp>
+#include <attn/text/bpe.hpp>
+
+#include "bad_input.hpp"
+#include "tiny_run.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace gpt = attn::gpt;
+using attn_bad_input::ThrowsNaming;
+using ch11_test::read_file;
+using ch11_test::TempDir;
+using ch11_test::write_file;
+
+const std::string kTrainingText =
+    "In the beginning God created the heaven and the earth. And the earth was without form, "
+    "and void; and darkness was upon the face of the deep. And the Spirit of God moved upon the "
+    "face of the waters. And God said, Let there be light: and there was light. And God saw the "
+    "light, that it was good: and God divided the light from the darkness. And God called the "
+    "light Day, and the darkness he called Night. And the evening and the morning were the "
+    "first day.\n";
+const std::string kHeldOutText =
+    "And God said, Let there be a firmament in the midst of the waters, and let it divide the "
+    "waters from the waters.\n";
+
+// A run small enough to train in milliseconds, with dropout so that the random stream's
+// position matters after a resume.
+struct TinyRun {
+  attn::text::BpeTokenizer tokenizer = attn::text::train_bpe(kTrainingText, 300);
+  attn::TransformerConfig model = ch11_test::tiny_config(tokenizer.vocab_size(), 8);
+  gpt::TrainingSettings settings{.steps = 7,
+                                 .batch_windows = 3,
+                                 .peak_learning_rate = 1e-2,
+                                 .final_learning_rate = 1e-3,
+                                 .warmup_steps = 2,
+                                 .weight_decay = 0.1,
+                                 .clip_norm = 0.5,
+                                 .evaluate_every = 2,
+                                 .evaluation_tokens = 30,
+                                 .seed = 5};
+  arma::uvec training = gpt::encode(tokenizer, kTrainingText).tokens;
+  gpt::TokenText held_out = gpt::encode(tokenizer, kHeldOutText);
+  std::string fingerprint = gpt::run_fingerprint(model, settings, tokenizer, kTrainingText);
+
+  gpt::TrainingState trained_to(std::int64_t until) const {
+    gpt::TrainingState state = gpt::start(model, settings);
+    gpt::train(state, settings, training, held_out, until, {});
+    return state;
+  }
+};
+
+const TinyRun& run() {
+  static const TinyRun tiny;
+  return tiny;
+}
+
+// The same bits: shapes equal and every entry == (no tolerance), and no NaN hiding anywhere.
+testing::AssertionResult same(const arma::mat& a, const arma::mat& b) {
+  if (a.n_rows != b.n_rows || a.n_cols != b.n_cols)
+    return testing::AssertionFailure() << "shapes differ";
+  for (arma::uword i = 0; i < a.n_elem; ++i)
+    if (!(a(i) == b(i)))
+      return testing::AssertionFailure() << "entry " << i << ": " << a(i) << " vs " << b(i);
+  return testing::AssertionSuccess();
+}
+
+void expect_same_state(gpt::TrainingState& a, gpt::TrainingState& b) {
+  EXPECT_EQ(a.step, b.step);
+  const std::vector<attn::NamedParameter> pa = attn::model_parameters(a.weights);
+  const std::vector<attn::NamedParameter> pb = attn::model_parameters(b.weights);
+  ASSERT_EQ(pa.size(), pb.size());
+  for (std::size_t k = 0; k < pa.size(); ++k)
+    EXPECT_TRUE(same(*pa[k].value, *pb[k].value)) << pa[k].name;
+  EXPECT_EQ(a.optimizer.steps, b.optimizer.steps);
+  ASSERT_EQ(a.optimizer.first.size(), b.optimizer.first.size());
+  ASSERT_EQ(a.optimizer.second.size(), b.optimizer.second.size());
+  for (std::size_t k = 0; k < a.optimizer.first.size(); ++k) {
+    EXPECT_TRUE(same(a.optimizer.first[k], b.optimizer.first[k])) << "first moment " << k;
+    EXPECT_TRUE(same(a.optimizer.second[k], b.optimizer.second[k])) << "second moment " << k;
+  }
+  EXPECT_EQ(a.rng_state.high, b.rng_state.high);
+  EXPECT_EQ(a.rng_state.low, b.rng_state.low);
+  EXPECT_EQ(a.rng_increment.high, b.rng_increment.high);
+  EXPECT_EQ(a.rng_increment.low, b.rng_increment.low);
+  ASSERT_EQ(a.curve.size(), b.curve.size());
+  for (std::size_t k = 0; k < a.curve.size(); ++k) {
+    EXPECT_EQ(a.curve[k].step, b.curve[k].step) << "point " << k;
+    EXPECT_EQ(a.curve[k].learning_rate, b.curve[k].learning_rate) << "point " << k;
+    EXPECT_EQ(a.curve[k].training_loss, b.curve[k].training_loss) << "point " << k;
+    EXPECT_EQ(a.curve[k].held_out_bits, b.curve[k].held_out_bits) << "point " << k;
+  }
+  EXPECT_EQ(a.loss_sum, b.loss_sum);
+  EXPECT_EQ(a.loss_count, b.loss_count);
+}
+
+// Loading the checkpoint at `path` into `model` is refused naming `what`.
+testing::AssertionResult load_refused(const std::string& path, const attn::TransformerConfig& model,
+                                      const std::string& what) {
+  return ThrowsNaming<attn::InputError>(
+      [&] { gpt::load_checkpoint(path, run().fingerprint, model); }, what);
+}
+
+// Loading `bytes` from a file is refused naming `what` and the file, and leaves it untouched.
+testing::AssertionResult refused(const std::string& path, const std::string& bytes,
+                                 const std::string& what) {
+  write_file(path, bytes);
+  const testing::AssertionResult named = load_refused(path, run().model, what);
+  if (!named)
+    return named;
+  const testing::AssertionResult names_file = load_refused(path, run().model, path);
+  if (!names_file)
+    return names_file;
+  if (read_file(path) != bytes)
+    return testing::AssertionFailure() << "loading changed " << path;
+  return testing::AssertionSuccess();
+}
+
+// The tiny run after `steps` steps, saved as run.ckpt in `dir`: the file's path.
+std::string saved_run(const TempDir& dir, std::int64_t steps) {
+  const std::string path = dir.file("run.ckpt");
+  gpt::save_checkpoint(path, run().fingerprint, run().trained_to(steps));
+  return path;
+}
+
+TEST(Checkpoint, AResumedRunEndsBitForBitWhereAnUnbrokenRunEnds) {
+  const TinyRun& r = run();
+  gpt::TrainingState unbroken = r.trained_to(r.settings.steps);
+  ASSERT_EQ(unbroken.step, 7);
+  ASSERT_EQ(unbroken.curve.size(), 4u);  // steps 2, 4, 6 and the last, 7
+  TempDir dir;
+  const std::string path = dir.file("run.ckpt");
+  // 0: before any step (no moments yet); 3 and 5: between two measurements (a loss sum is
+  // pending); 4: just after one; 6: one step before the end.
+  for (const std::int64_t k : {0, 3, 4, 5, 6}) {
+    SCOPED_TRACE("stopped after step " + std::to_string(k));
+    gpt::TrainingState first = r.trained_to(k);
+    gpt::save_checkpoint(path, r.fingerprint, first);
+    gpt::TrainingState resumed = gpt::load_checkpoint(path, r.fingerprint, r.model);
+    expect_same_state(resumed, first);  // what was saved is what is read
+    gpt::train(resumed, r.settings, r.training, r.held_out, r.settings.steps, {});
+    expect_same_state(resumed, unbroken);
+  }
+}
+
+TEST(Checkpoint, TheRandomStreamIsPartOfWhatIsResumed) {
+  // Without its random stream a resumed run draws other windows and other dropout masks: the
+  // test above would catch a checkpoint that forgot it.
+  const TinyRun& r = run();
+  gpt::TrainingState unbroken = r.trained_to(r.settings.steps);
+  gpt::TrainingState resumed = r.trained_to(3);
+  const attn::numpy::Generator other = attn::numpy::default_rng(r.settings.seed);
+  resumed.rng_state = other.bit_generator().state();
+  gpt::train(resumed, r.settings, r.training, r.held_out, r.settings.steps, {});
+  EXPECT_FALSE(same(resumed.weights.embedding, unbroken.weights.embedding));
+}
+
+TEST(Checkpoint, ASaveReplacesTheFileWholeAndLeavesNoPartialFile) {
+  const TinyRun& r = run();
+  TempDir dir;
+  const std::string path = dir.file("run.ckpt");
+  const std::string reference = dir.file("reference.ckpt");
+  gpt::TrainingState late = r.trained_to(6);  // a longer curve: a longer file
+  gpt::TrainingState early = r.trained_to(1);
+  gpt::save_checkpoint(reference, r.fingerprint, early);
+  const std::string early_bytes = read_file(reference);
+  gpt::save_checkpoint(reference, r.fingerprint, late);
+  const std::string late_bytes = read_file(reference);
+  ASSERT_GT(late_bytes.size(), early_bytes.size());
+
+  gpt::save_checkpoint(path, r.fingerprint, late);
+  gpt::save_checkpoint(path, r.fingerprint, early);  // shorter, over a longer file
+  EXPECT_EQ(read_file(path), early_bytes);
+  gpt::save_checkpoint(path, r.fingerprint, late);
+  EXPECT_EQ(read_file(path), late_bytes);
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+  EXPECT_EQ(dir.entries(), 2u);  // run.ckpt and reference.ckpt, nothing else
+  gpt::TrainingState loaded = gpt::load_checkpoint(path, r.fingerprint, r.model);
+  expect_same_state(loaded, late);
+}
+
+TEST(Checkpoint, HoldsWhatTheFormatSays) {
+  const TinyRun& r = run();
+  TempDir dir;
+  const std::string bytes = read_file(saved_run(dir, 2));
+  ASSERT_GT(bytes.size(), 28u + r.fingerprint.size());
+  EXPECT_EQ(bytes.substr(0, 8), "ATTN-GPT");
+  std::uint32_t version = 0;
+  std::memcpy(&version, bytes.data() + 8, 4);
+  EXPECT_EQ(version, 1u);
+  std::uint64_t length = 0;
+  std::memcpy(&length, bytes.data() + 12, 8);
+  EXPECT_EQ(length, r.fingerprint.size());
+  EXPECT_EQ(bytes.substr(20, length), r.fingerprint);
+  std::uint64_t hash = 0xcbf29ce484222325ULL, stored = 0;
+  for (std::size_t i = 0; i < bytes.size() - 8; ++i) {
+    hash ^= static_cast<unsigned char>(bytes[i]);
+    hash *= 0x100000001b3ULL;
+  }
+  std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
+  EXPECT_EQ(stored, hash) << "the last 8 bytes are FNV-1a of every byte before them";
+}
+
+TEST(Checkpoint, RefusesATruncatedFile) {
+  TempDir dir;
+  const std::string good = saved_run(dir, 3);
+  const std::string bytes = read_file(good);
+  const std::string cut = dir.file("cut.ckpt");
+  for (const std::size_t length :
+       {std::size_t{8}, std::size_t{12}, std::size_t{19}, std::size_t{20}, std::size_t{21},
+        std::size_t{100}, bytes.size() / 2, bytes.size() - 9, bytes.size() - 8, bytes.size() - 1})
+    EXPECT_TRUE(refused(cut, bytes.substr(0, length), "truncated")) << "cut at " << length;
+  EXPECT_EQ(read_file(good), bytes);
+}
+
+TEST(Checkpoint, RefusesAFlippedByte) {
+  const TinyRun& r = run();
+  TempDir dir;
+  const std::string good = saved_run(dir, 3);
+  const std::string bytes = read_file(good);
+  const std::string bad = dir.file("flipped.ckpt");
+  // In the fingerprint, the step, a weight near the middle, the last moment, the checksum.
+  for (const std::size_t at : {std::size_t{25}, 20 + r.fingerprint.size() + 3, bytes.size() / 2,
+                               bytes.size() - 9, bytes.size() - 1}) {
+    std::string flipped = bytes;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x10);
+    EXPECT_TRUE(refused(bad, flipped, "corrupted")) << "byte " << at;
+  }
+  std::string version = bytes;
+  version[9] = 1;  // format 257
+  EXPECT_TRUE(refused(bad, version, "checkpoint format 257, where this chapter reads 1"));
+  std::string magic = bytes;
+  magic[0] = 'a';
+  EXPECT_TRUE(refused(bad, magic, "is not a checkpoint of this chapter"));
+  EXPECT_EQ(read_file(good), bytes);
+}
+
+TEST(Checkpoint, RefusesAnotherRunsFileNamingTheFirstDifference) {
+  const TinyRun& r = run();
+  TempDir dir;
+  const std::string path = dir.file("run.ckpt");
+  gpt::TrainingSettings other_seed = r.settings;
+  other_seed.seed = 6;
+  const std::string seed_6 = gpt::run_fingerprint(r.model, other_seed, r.tokenizer, kTrainingText);
+  gpt::save_checkpoint(path, seed_6, r.trained_to(1));
+  const std::string bytes = read_file(path);
+  EXPECT_TRUE(refused(path, bytes,
+                      "was made for another run: it has \"seed 6\", this run "
+                      "\"seed 5\""));
+
+  const std::string other_text =
+      gpt::run_fingerprint(r.model, r.settings, r.tokenizer, kTrainingText + "Amen.\n");
+  gpt::save_checkpoint(path, other_text, r.trained_to(1));
+  EXPECT_TRUE(refused(path, read_file(path), "this run \"training_text "));
+
+  attn::TransformerConfig wider = r.model;
+  wider.d_ff = 32;
+  const std::string wider_run = gpt::run_fingerprint(wider, r.settings, r.tokenizer, kTrainingText);
+  gpt::save_checkpoint(path, wider_run, r.trained_to(1));
+  EXPECT_TRUE(refused(path, read_file(path), "it has \"d_ff 32\", this run \"d_ff 16\""));
+}
+
+TEST(Checkpoint, RefusesAnEmptyFileAndAFileThatIsNoCheckpoint) {
+  TempDir dir;
+  const std::string path = dir.file("run.ckpt");
+  EXPECT_TRUE(refused(path, "", "is not a checkpoint of this chapter (no ATTN-GPT at its start)"));
+  EXPECT_TRUE(refused(path, "step 3 of 7\nloss 4.2\n", "is not a checkpoint of this chapter"));
+  EXPECT_TRUE(refused(path, "ATTN-GP", "is not a checkpoint"));
+  const std::string missing = dir.file("missing.ckpt");
+  EXPECT_TRUE(load_refused(missing, run().model, "cannot read the checkpoint " + missing));
+}
+
+TEST(Checkpoint, RefusesAModelOfAnotherShapeUnderTheSameFingerprint) {
+  // The fingerprint names the sizes, so only a caller passing another model than its run's
+  // gets here; the first parameter of another shape is named.
+  TempDir dir;
+  attn::TransformerConfig wider = run().model;
+  wider.d_ff = 32;
+  EXPECT_TRUE(
+      load_refused(saved_run(dir, 1), wider,
+                   "blocks.0.mlp.W1 is (8 × 16) in the checkpoint, (8 × 32) in this model"));
+}
+
+TEST(Checkpoint, RefusesAModelWithMoreParametersNamingBothCounts) {
+  TempDir dir;
+  // Two more parameters, W_U and b_U: the file says how many parameters it holds, so the
+  // loader names both counts instead of reading the bytes that follow as if they were a name.
+  attn::TransformerConfig untied = run().model;
+  untied.tied_embeddings = false;
+  EXPECT_TRUE(
+      load_refused(saved_run(dir, 1), untied, "the checkpoint has 20 parameters, this model 22"));
+}
+
+TEST(Checkpoint, SaveNamesAFileItCannotWrite) {
+  const TinyRun& r = run();
+  TempDir dir;
+  const std::string path = dir.file("no_such_folder/run.ckpt");
+  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+      [&] { gpt::save_checkpoint(path, r.fingerprint, r.trained_to(0)); },
+      "cannot write the checkpoint " + path + ".partial"));
+}
+
+TEST(RunFingerprint, NamesEverySettingOnItsOwnLine) {
+  const TinyRun& r = run();
+  const std::string& f = r.fingerprint;
+  for (const char* line :
+       {"vocabulary 300\n", "d_model 8\n", "heads 2\n", "layers 1\n", "d_ff 16\n", "max_length 8\n",
+        "positions true learned true tied true\n", "dropout 0.1\n", "steps 7\n",
+        "batch_windows 3\n", "peak_learning_rate 0.01\n", "final_learning_rate 0.001\n",
+        "warmup_steps 2\n", "weight_decay 0.1\n", "clip_norm 0.5\n", "evaluate_every 2\n",
+        "evaluation_tokens 30\n", "seed 5\n"})
+    EXPECT_NE(f.find(line), std::string::npos) << line;
+  // The tokenizer and the text enter as hashes: another merge list, another line.
+  const attn::text::BpeTokenizer smaller = attn::text::train_bpe(kTrainingText, 290);
+  const std::string other = gpt::run_fingerprint(r.model, r.settings, smaller, kTrainingText);
+  EXPECT_NE(other, f);
+  EXPECT_EQ(other.substr(0, other.find("merges ")), f.substr(0, f.find("merges ")));
+  EXPECT_EQ(gpt::run_fingerprint(r.model, r.settings, r.tokenizer, kTrainingText), f);
+}
+
+}  // namespace
