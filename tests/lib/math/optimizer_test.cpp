@@ -47,7 +47,7 @@ double gap(const arma::mat& ours, const arma::mat& theirs) {
 }
 
 attn::WarmupCosine torch_schedule(int s) {
-  const arma::mat& c = at("schedule " + std::to_string(s) + " config");
+  const arma::mat c = at("schedule " + std::to_string(s) + " config");
   return {.peak = c(0),
           .minimum = c(1),
           .warmup_steps = static_cast<std::int64_t>(c(2)),
@@ -70,7 +70,7 @@ TEST(TorchSchedule, EveryStepEqualsSequentialLinearThenCosine) {
   double largest = 0.0;
   for (int s : {0, 1}) {
     const attn::WarmupCosine schedule = torch_schedule(s);
-    const arma::mat& theirs = at("schedule " + std::to_string(s) + " learning rates");
+    const arma::mat theirs = at("schedule " + std::to_string(s) + " learning rates");
     ASSERT_EQ(theirs.n_elem, static_cast<arma::uword>(schedule.total_steps + 1));
     for (std::int64_t t = 0; t <= schedule.total_steps; ++t) {
       const double difference = std::abs(attn::learning_rate(schedule, t) - theirs(t));
@@ -83,12 +83,13 @@ TEST(TorchSchedule, EveryStepEqualsSequentialLinearThenCosine) {
 }
 
 TEST(TorchAdamW, SixStepsOfClipThenStepEqualTorchs) {
-  const arma::mat& config = at("adamw config");
+  const arma::mat config = at("adamw config");
   const double beta1 = config(0), beta2 = config(1), epsilon = config(2), decay = config(3),
                max_norm = config(4);
   const auto steps = static_cast<int>(config(5));
   std::vector<bool> decays;
-  for (double flag : at("adamw decays"))
+  const arma::mat decays_flags = at("adamw decays");
+  for (double flag : decays_flags)
     decays.push_back(flag != 0.0);
   std::vector<arma::mat> parameters;
   for (const std::string& name : kNames)

@@ -63,7 +63,7 @@ double gap(const arma::mat& ours, const arma::mat& theirs) {
 
 // Chapter 11's model: the fixture's sizes, learned positions, tied embeddings, no dropout.
 attn::TransformerWeights torch_weights() {
-  const arma::mat& c = at("config");
+  const arma::mat c = at("config");
   attn::TransformerWeights w;
   w.config.vocabulary = static_cast<arma::uword>(c(0));
   w.config.d_model = static_cast<arma::uword>(c(1));
@@ -90,7 +90,7 @@ attn::PackedBatch torch_batch() {
 }
 
 attn::WarmupCosine torch_schedule() {
-  const arma::mat& s = at("schedule");
+  const arma::mat s = at("schedule");
   return {.peak = s(0),
           .minimum = s(1),
           .warmup_steps = static_cast<std::int64_t>(s(2)),
@@ -115,14 +115,14 @@ TEST(TorchGpt, DecayFlagsAreTorchsParameterGroups) {
   attn::TransformerWeights w = torch_weights();
   const std::vector<attn::NamedParameter> parameters = attn::model_parameters(w);
   const std::vector<bool> decays = block_matrices_decay(w);
-  const arma::mat& theirs = at("decays");
+  const arma::mat theirs = at("decays");
   ASSERT_EQ(theirs.n_elem, parameters.size());
   for (std::size_t i = 0; i < parameters.size(); ++i)
     EXPECT_EQ(decays[i], theirs(i) != 0.0) << parameters[i].name;
 }
 
 TEST(TorchGpt, ThreeTrainingStepsEqualTorchs) {
-  const arma::mat& o = at("optimiser");
+  const arma::mat o = at("optimiser");
   const double beta1 = o(0), beta2 = o(1), epsilon = o(2), decay = o(3), max_norm = o(4);
   const auto steps = static_cast<int>(o(5));
   attn::TransformerWeights weights = torch_weights();
