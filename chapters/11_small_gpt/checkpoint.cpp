@@ -163,15 +163,28 @@ void save_checkpoint(const std::string& path, const std::string& fingerprint,
     throw InputError(fmt::format("cannot rename {} to {}: {}", partial, path, error.message()));
 }
 
+void check_checkpoint_header(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error))
+    throw InputError(fmt::format("cannot read the checkpoint {}: there is no such file", path));
+  if (!std::filesystem::is_regular_file(path, error))
+    throw InputError(fmt::format("{} is not a file, so not a checkpoint", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(fmt::format("cannot read the checkpoint {}", path));
+  std::string start(kMagic.size(), '\0');
+  if (!in.read(start.data(), static_cast<std::streamsize>(start.size())) || start != kMagic)
+    throw InputError(
+        fmt::format("{} is not a checkpoint of this chapter (no {} at its start)", path, kMagic));
+}
+
 TrainingState load_checkpoint(const std::string& path, const std::string& fingerprint,
                               const TransformerConfig& model) {
+  check_checkpoint_header(path);
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InputError(fmt::format("cannot read the checkpoint {}", path));
   const std::string file{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (file.size() < kMagic.size() || file.compare(0, kMagic.size(), kMagic) != 0)
-    throw InputError(
-        fmt::format("{} is not a checkpoint of this chapter (no {} at its start)", path, kMagic));
   constexpr std::size_t kChecksum = sizeof(std::uint64_t);
   if (file.size() < kMagic.size() + sizeof(kVersion) + kChecksum)
     throw InputError(fmt::format("{}: the checkpoint is truncated ({} bytes)", path, file.size()));

@@ -44,6 +44,12 @@ std::string run_fingerprint(const TransformerConfig& model, const TrainingSettin
 void save_checkpoint(const std::string& path, const std::string& fingerprint,
                      const TrainingState& state);
 
+/// \brief The cheap part of load_checkpoint()'s refusals: \p path must be a file that starts
+///        with the magic. Nothing else is read, so a command line can be checked quickly.
+/// \param path the file. \throws InputError naming the file if it is not one, cannot be read,
+///        or does not start as a checkpoint of this chapter does.
+void check_checkpoint_header(const std::string& path);
+
 /// \brief Reads a checkpoint written by save_checkpoint() for the run \p fingerprint names.
 /// \param path the file. \param fingerprint the run's. \param model the run's sizes.
 /// \return the state it holds.

@@ -199,7 +199,8 @@ gpt::TrainingState the_training(attn::Chapter& ch, const Run& run, const std::st
              run.settings.final_learning_rate);
   fmt::print(ch.out, "decay {}; gradients clipped to norm {}; seed {}.\n",
              run.settings.weight_decay, run.settings.clip_norm, run.settings.seed);
-  const bool saved = !checkpoint.empty() && std::filesystem::exists(checkpoint);
+  std::error_code error;
+  const bool saved = !checkpoint.empty() && std::filesystem::exists(checkpoint, error);
   gpt::TrainingState state = saved ? gpt::load_checkpoint(checkpoint, run.fingerprint, kModel)
                                    : gpt::start(kModel, run.settings);
   if (saved)
@@ -325,16 +326,26 @@ void the_samples(attn::Chapter& ch, const gpt::TrainingState& state, const BpeTo
 // Why the checkpoint at \p path cannot be resumed by this run, or nothing if it can (or there is
 // none): a checkpoint is refused before anything is trained or written.
 std::string checkpoint_problem(const std::string& path, const gpt::TrainingSettings& settings) {
-  if (path.empty() || !std::filesystem::exists(path))
+  std::error_code error;
+  if (path.empty())
     return {};
+  if (!std::filesystem::exists(path, error)) {  // to be written: its folder must be there
+    const std::filesystem::path folder = std::filesystem::absolute(path, error).parent_path();
+    if (!std::filesystem::is_directory(folder, error))
+      return fmt::format("the folder {} of the checkpoint {} does not exist", folder.string(),
+                         path);
+    return {};
+  }
   try {
+    gpt::check_checkpoint_header(path);  // first what needs neither the corpus nor the tokenizer
     const kjv::Corpus corpus =
         kjv::split_corpus(kjv::parse_verses(kjv::read_bible(kjv::kBiblePath)));
     const BpeTokenizer tokenizer = attn::text::train_bpe(corpus.training, kVocabulary);
     gpt::load_checkpoint(path, gpt::run_fingerprint(kModel, settings, tokenizer, corpus.training),
                          kModel);
-  } catch (const attn::InputError& e) {
-    return e.what();
+  } catch (const std::exception& e) {  // InputError, or the file system's own errors
+    return fmt::format("{} (delete it to train again, or name another file with --checkpoint)",
+                       e.what());
   }
   return {};
 }
@@ -446,10 +457,7 @@ int main(int argc, char** argv) {
     app.parse_complete_callback([&] {
       const std::string problem = checkpoint_problem(checkpoint_path(), settings());
       if (!problem.empty())
-        throw CLI::ValidationError("--checkpoint",
-                                   problem +
-                                       "; nothing was trained or written (delete the file to train "
-                                       "again, or name another one with --checkpoint)");
+        throw CLI::ValidationError("--checkpoint", problem + "; nothing was trained or written");
     });
   };
   return attn::run_chapter(argc, argv, info, options, [&](attn::Chapter& ch) {

@@ -84,6 +84,12 @@ refused(empty "${WORK_DIR}/empty.checkpoint" "not a checkpoint" --quick)
 file(WRITE "${WORK_DIR}/text.checkpoint" "In the beginning\n")
 refused(not_a_checkpoint "${WORK_DIR}/text.checkpoint" "not a checkpoint" --quick)
 
+# A folder given as the checkpoint, and a checkpoint in a folder that does not exist: refused
+# before training, not after it when the save fails.
+run(a_folder 2 "--checkpoint: [^\n]* is not a file, so not a checkpoint" --quick --checkpoint "${WORK_DIR}")
+run(no_folder 2 "--checkpoint: the folder [^\n]*/no-such-folder of the checkpoint [^\n]* does not exist"
+  --quick --checkpoint "${WORK_DIR}/no-such-folder/run.checkpoint")
+
 execute_process(COMMAND "${EXE}" --no-plots --quick --prompt ""
   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
 if(NOT code EQUAL 2 OR NOT err MATCHES "--prompt: the prompt is empty")
