@@ -1,18 +1,17 @@
 #include "language_model.hpp"
 
 #include "attn/fast/threads.hpp"
-#include "attn/math/training.hpp"
+#include "attn/gpt/forward.hpp"
 #include "attn/math/validate.hpp"
 #include "attn/numpy/numpy_random.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <thread>
 
@@ -30,23 +29,15 @@ std::vector<arma::uvec> tokens_of(const std::vector<Sentence>& sentences, std::s
   return out;
 }
 
-// The gradients in model_parameters() order, moved out of `gradients`, for Adam::step().
-std::vector<arma::mat> take_matrices(TransformerWeights& gradients) {
-  std::vector<arma::mat> out;
-  for (const NamedParameter& p : model_parameters(gradients))
-    out.push_back(std::move(*p.value));
-  return out;
-}
-
 }  // namespace
 
-std::vector<arma::mat> next_word_logits(const TransformerWeights& model,
+std::vector<arma::mat> next_word_logits(const gpt::TransformerWeights& model,
                                         const std::vector<Sentence>& sentences) {
   std::vector<arma::mat> out;
   for (std::size_t first = 0; first < sentences.size(); first += kEvaluationBatch) {
     const std::size_t count = std::min(kEvaluationBatch, sentences.size() - first);
-    const PackedBatch batch = pack_sentences(tokens_of(sentences, first, count));
-    const arma::mat logits = transformer_forward(model, batch.tokens, batch.starts).logits;
+    const gpt::PackedBatch batch = gpt::pack_sentences(tokens_of(sentences, first, count));
+    const arma::mat logits = gpt::transformer_forward(model, batch.tokens, batch.starts).logits;
     for (std::size_t k = 0; k < count; ++k) {
       const arma::uword start = batch.starts(k), rows = sentences[first + k].tokens.n_elem - 1;
       out.push_back(logits.rows(start, start + rows - 1));
@@ -55,7 +46,7 @@ std::vector<arma::mat> next_word_logits(const TransformerWeights& model,
   return out;
 }
 
-Evaluation evaluate(const TransformerWeights& model, const std::vector<Sentence>& sentences) {
+Evaluation evaluate(const gpt::TransformerWeights& model, const std::vector<Sentence>& sentences) {
   if (sentences.empty())
     throw InputError("evaluate: there are no sentences");
   const std::vector<arma::mat> logits = next_word_logits(model, sentences);
@@ -70,72 +61,61 @@ Evaluation evaluate(const TransformerWeights& model, const std::vector<Sentence>
   return {total / static_cast<double>(rows), accuracy(sentences, logits)};
 }
 
-bool stderr_is_terminal() {
-  return isatty(STDERR_FILENO) != 0;
+gpt::TrainingSettings trainer_settings(const TrainingSettings& settings) {
+  return {.steps = static_cast<std::int64_t>(settings.steps),
+          .batch = settings.batch_sentences,
+          .peak_learning_rate = settings.learning_rate,
+          .final_learning_rate = settings.learning_rate,
+          .warmup_steps = 0,
+          .weight_decay = 0.0,
+          .evaluate_every = static_cast<std::int64_t>(settings.evaluate_every),
+          .evaluate_at_start = true,
+          .seed = settings.seed};
 }
 
-Progress progress_line(std::ostream& log, arma::uword steps, bool terminal) {
-  if (!terminal)
-    return {};
-  return [&log, steps](arma::uword step, double loss) {
-    fmt::print(log, "\rtraining: step {} of {}, loss {:.3f} {}", step, steps, loss,
-               step == steps ? "\n" : "");
-    log.flush();
-  };
-}
-
-Trained train(const TransformerConfig& config, const TrainingSettings& settings,
+Trained train(const gpt::TransformerConfig& config, const TrainingSettings& settings,
               const std::vector<Sentence>& training, const std::vector<Sentence>& heldout,
-              const Progress& progress) {
+              const gpt::Progress& progress) {
   if (settings.steps == 0 || settings.batch_sentences == 0 || settings.evaluate_every == 0 ||
-      !(settings.learning_rate > 0.0) || training.empty() || heldout.empty())
+      training.empty() || heldout.empty())
     throw InputError(
-        "train: the steps, batch, learning rate, evaluation interval and both sets "
-        "must all be positive");
+        "train: the steps, batch, evaluation interval and both sets must all be positive");
+  if (!std::isfinite(settings.learning_rate) || !(settings.learning_rate > 0.0))
+    throw InputError(fmt::format("train: the learning rate {} must be positive and finite",
+                                 settings.learning_rate));
   const fast::OneThread one_thread;  // small matrices: a team of threads costs more than it saves
   const auto started = std::chrono::steady_clock::now();
-  numpy::Generator rng = numpy::default_rng(settings.seed);
-  Trained t{
-      init_transformer(config, [&](arma::uword r, arma::uword c) { return rng.normal(r, c); }),
-      {},
-      {},
-      {}};
-  t.before = evaluate(t.model, heldout);
-  const double first_batch =
-      transformer_step(t.model, pack_sentences(tokens_of(training, 0, settings.batch_sentences)))
-          .loss;
-  std::vector<double> steps{0}, train_loss{first_batch}, heldout_loss{t.before.loss},
-      acc{t.before.accuracy.all}, disagreeing{t.before.accuracy.disagreeing};
-  Adam adam(settings.learning_rate);
-  std::vector<arma::mat*> parameters;  // into t.model, whose matrices stay where they are
-  for (const NamedParameter& p : model_parameters(t.model))
-    parameters.push_back(p.value);
-  double since_last = 0.0;
-  for (arma::uword step = 1; step <= settings.steps; ++step) {
-    //! [step]
-    const std::size_t first = ((step - 1) * settings.batch_sentences) % training.size();
-    const PackedBatch batch = pack_sentences(tokens_of(training, first, settings.batch_sentences));
-    TransformerStep s = transformer_step(t.model, batch);
-    adam.step(parameters, take_matrices(s.gradients));
-    //! [step]
-    since_last += s.loss;
-    if (progress)
-      progress(step, s.loss);
-    if (step % settings.evaluate_every == 0 || step == settings.steps) {
-      const Evaluation e = evaluate(t.model, heldout);
-      const double interval = static_cast<double>(step - static_cast<arma::uword>(steps.back()));
-      steps.push_back(static_cast<double>(step));
-      train_loss.push_back(since_last / interval);
-      heldout_loss.push_back(e.loss);
-      acc.push_back(e.accuracy.all);
-      disagreeing.push_back(e.accuracy.disagreeing);
-      since_last = 0.0;
-      t.after = e;
-    }
+  const gpt::TrainingSettings run = trainer_settings(settings);
+  //! [batches]
+  // Step t trains on the training sentences from t × batch on, in order, wrapping round.
+  const gpt::NextBatch in_order = [&](std::int64_t step, numpy::Generator&) {
+    const std::size_t first = (static_cast<std::size_t>(step) * run.batch) % training.size();
+    return gpt::pack_sentences(tokens_of(training, first, run.batch));
+  };
+  //! [batches]
+  std::vector<Evaluation> measured;  // one per curve point
+  const gpt::Evaluation held_out_loss = [&](const gpt::TransformerWeights& model) {
+    measured.push_back(evaluate(model, heldout));
+    return measured.back().loss;
+  };
+  gpt::TrainingState state = gpt::start(config, run);
+  gpt::train(state, run, in_order, held_out_loss, run.steps, progress);
+  Trained t{.model = std::move(state.weights),
+            .before = measured.front(),
+            .after = measured.back(),
+            .curves = {},
+            .seconds = 0.0};
+  const arma::uword points = state.curve.size();
+  t.curves = {arma::rowvec(points), arma::rowvec(points), arma::rowvec(points),
+              arma::rowvec(points), arma::rowvec(points)};
+  for (arma::uword k = 0; k < points; ++k) {
+    t.curves.steps(k) = static_cast<double>(state.curve[k].step);
+    t.curves.training_loss(k) = state.curve[k].training_loss;
+    t.curves.heldout_loss(k) = state.curve[k].held_out;
+    t.curves.accuracy(k) = measured[k].accuracy.all;
+    t.curves.disagreeing(k) = measured[k].accuracy.disagreeing;
   }
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  t.curves = {arma::rowvec(steps), arma::rowvec(train_loss), arma::rowvec(heldout_loss),
-              arma::rowvec(acc), arma::rowvec(disagreeing)};
   return t;
 }
 
@@ -179,18 +159,19 @@ void require_input_word(std::string_view what, const Sentence& sentence) {
 
 }  // namespace
 
-std::vector<arma::mat> attention_grids(const TransformerWeights& model, const Sentence& sentence) {
+std::vector<arma::mat> attention_grids(const gpt::TransformerWeights& model,
+                                       const Sentence& sentence) {
   require_input_word("attention_grids", sentence);
   const arma::uvec inputs = sentence.tokens.head(sentence.tokens.n_elem - 1);
-  const TransformerForward f = transformer_forward(model, inputs, arma::uvec{0});
+  const gpt::TransformerForward f = gpt::transformer_forward(model, inputs, arma::uvec{0});
   std::vector<arma::mat> grids;
-  for (const BlockForward& b : f.blocks)
+  for (const gpt::BlockForward& b : f.blocks)
     for (const Attention& head : b.attention.front().heads)
       grids.push_back(head.weights);
   return grids;
 }
 
-HeatmapRow attention_figure(const std::string& name, const TransformerWeights& model,
+HeatmapRow attention_figure(const std::string& name, const gpt::TransformerWeights& model,
                             const Sentence& sentence) {
   require_input_word("attention_figure", sentence);
   const std::vector<std::string> inputs = words(sentence.tokens.head(sentence.tokens.n_elem - 1));
@@ -203,7 +184,7 @@ HeatmapRow attention_figure(const std::string& name, const TransformerWeights& m
   return row;
 }
 
-std::vector<HeadFocus> head_focus(const TransformerWeights& model,
+std::vector<HeadFocus> head_focus(const gpt::TransformerWeights& model,
                                   const std::vector<Sentence>& sentences,
                                   const std::function<arma::uword(const Sentence&)>& slot) {
   if (sentences.empty())

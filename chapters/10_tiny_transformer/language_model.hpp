@@ -1,23 +1,24 @@
 /// \file
-/// \brief Chapter 10's experiment: train the transformer of transformer.hpp on the agreement
-///        language of agreement.hpp, and measure it on the held-out sentences.
+/// \brief Chapter 10's experiment: train the GPT of attn::gpt on the agreement language of
+///        agreement.hpp, and measure it on the held-out sentences.
 #pragma once
 
 #include "agreement.hpp"
 #include "attn/book/plot.hpp"
-#include "attn/math/transformer.hpp"
+#include "attn/gpt/model.hpp"
+#include "attn/gpt/trainer.hpp"
 
 #include <armadillo>
 
 #include <cstdint>
 #include <functional>
-#include <iosfwd>
 #include <string>
 #include <vector>
 
 namespace attn::agreement {
 
-/// \brief How a model is trained: a fixed number of Adam steps, nothing decided on the way.
+/// \brief How a model is trained: a fixed number of Adam steps at a constant rate, nothing
+///        decided on the way.
 struct TrainingSettings {
   arma::uword steps = 0;            ///< Adam steps; training stops after exactly this many.
   arma::uword batch_sentences = 0;  ///< sentences per step, taken in order, wrapping round.
@@ -25,6 +26,12 @@ struct TrainingSettings {
   arma::uword evaluate_every = 0;   ///< steps between two measurements on the held-out set.
   std::uint64_t seed = 0;           ///< the seed of the initial weights (numpy's default_rng).
 };
+
+/// \brief \p settings as the GPT trainer reads them: Adam is AdamW with no decay, a constant
+///        rate is a schedule with no warm-up and equal peak and final rates, and nothing is
+///        clipped; the curve starts at step 0.
+/// \param settings chapter 10's. \return the trainer's.
+gpt::TrainingSettings trainer_settings(const TrainingSettings& settings);
 
 /// \brief A model's loss and agreement accuracy on a set of sentences.
 struct Evaluation {
@@ -37,13 +44,13 @@ struct Evaluation {
 ///        (none for no sentence).
 /// \throws InputError, ShapeError as pack_sentences() and transformer_forward() do (a
 ///         sentence of fewer than 2 tokens, an unknown token, a NaN in a weight).
-std::vector<arma::mat> next_word_logits(const TransformerWeights& model,
+std::vector<arma::mat> next_word_logits(const gpt::TransformerWeights& model,
                                         const std::vector<Sentence>& sentences);
 
 /// \brief Loss and accuracy of \p model on \p sentences.
 /// \param model the weights. \param sentences the set. \return both.
 /// \throws InputError if \p sentences is empty, or as next_word_logits() and accuracy() do.
-Evaluation evaluate(const TransformerWeights& model, const std::vector<Sentence>& sentences);
+Evaluation evaluate(const gpt::TransformerWeights& model, const std::vector<Sentence>& sentences);
 
 /// \brief What training recorded, at step 0 and every TrainingSettings::evaluate_every steps.
 struct Curves {
@@ -57,25 +64,12 @@ struct Curves {
 
 /// \brief A trained model and its record.
 struct Trained {
-  TransformerWeights model;  ///< the weights after the last step.
-  Evaluation before;         ///< on the held-out set before the first step.
-  Evaluation after;          ///< on the held-out set after the last step.
-  Curves curves;             ///< the measurements along the way.
-  double seconds = 0.0;      ///< the wall time of the training steps and measurements.
+  gpt::TransformerWeights model;  ///< the weights after the last step.
+  Evaluation before;              ///< on the held-out set before the first step.
+  Evaluation after;               ///< on the held-out set after the last step.
+  Curves curves;                  ///< the measurements along the way.
+  double seconds = 0.0;           ///< the wall time of the training steps and measurements.
 };
-
-/// \brief Called after every step with the step's number (from 1) and its batch loss.
-using Progress = std::function<void(arma::uword step, double loss)>;
-
-/// \brief Whether the process's stderr is a terminal. \return isatty(2).
-bool stderr_is_terminal();
-
-/// \brief A Progress that rewrites one line on \p log ("training: step 120 of 800, loss
-///        1.234") and ends it after the last step, when \p terminal; otherwise (stderr is a
-///        file, a pipe, a test's capture) an empty Progress, so nothing is written.
-/// \param log the chapter's stderr. \param steps the last step.
-/// \param terminal whether \p log shows on a terminal. \return the callback.
-Progress progress_line(std::ostream& log, arma::uword steps, bool terminal = stderr_is_terminal());
 
 /// \brief Draw a model from \p settings.seed, train it on \p training and measure it on
 ///        \p heldout (which never influences the weights).
@@ -83,15 +77,15 @@ Progress progress_line(std::ostream& log, arma::uword steps, bool terminal = std
 /// \param training,heldout the two sets. \param progress may be empty.
 /// \return the model and its measurements.
 /// \throws InputError if a setting is 0, the learning rate is not positive and finite (NaN
-///         included), or a set is empty.
-Trained train(const TransformerConfig& config, const TrainingSettings& settings,
+///         included), or a set is empty; or as gpt::train() does.
+Trained train(const gpt::TransformerConfig& config, const TrainingSettings& settings,
               const std::vector<Sentence>& training, const std::vector<Sentence>& heldout,
-              const Progress& progress = {});
+              const gpt::Progress& progress = {});
 
 /// \brief One model to train: its sizes and its schedule.
 struct Run {
-  TransformerConfig config;   ///< the model's sizes.
-  TrainingSettings settings;  ///< its schedule and seed.
+  gpt::TransformerConfig config;  ///< the model's sizes.
+  TrainingSettings settings;      ///< its schedule and seed.
 };
 
 /// \brief train() each of \p runs, side by side on the machine's cores, each on one thread.
@@ -122,7 +116,7 @@ struct HeadFocus {
 /// \throws InputError if \p sentences is empty, or the slot, the nouns or the verb of a
 ///         sentence is not one of its input words (all four are named).
 /// \throws ShapeError if \p model has not `layers × heads` heads as its config says.
-std::vector<HeadFocus> head_focus(const TransformerWeights& model,
+std::vector<HeadFocus> head_focus(const gpt::TransformerWeights& model,
                                   const std::vector<Sentence>& sentences,
                                   const std::function<arma::uword(const Sentence&)>& slot);
 
@@ -130,13 +124,14 @@ std::vector<HeadFocus> head_focus(const TransformerWeights& model,
 /// \param model the weights. \param sentence the sentence (its last word is not an input).
 /// \return `(n − 1 × n − 1)` grids.
 /// \throws InputError if \p sentence has fewer than 2 tokens, or as transformer_forward() does.
-std::vector<arma::mat> attention_grids(const TransformerWeights& model, const Sentence& sentence);
+std::vector<arma::mat> attention_grids(const gpt::TransformerWeights& model,
+                                       const Sentence& sentence);
 
 /// \brief A figure of attention_grids(): one panel per head, side by side, labelled with the
 ///        sentence's words. \param name the figure's file stem. \param model the weights.
 /// \param sentence the sentence. \return the figure, for Plotter::heatmaps().
 /// \throws InputError as attention_grids() does.
-HeatmapRow attention_figure(const std::string& name, const TransformerWeights& model,
+HeatmapRow attention_figure(const std::string& name, const gpt::TransformerWeights& model,
                             const Sentence& sentence);
 
 }  // namespace attn::agreement

@@ -7,7 +7,9 @@
 
 #include <attn/book/chapter.hpp>
 #include <attn/book/palette.hpp>
-#include <attn/math/transformer.hpp>
+#include <attn/gpt/decoder.hpp>
+#include <attn/gpt/model.hpp>
+#include <attn/gpt/trainer.hpp>
 
 #include <fmt/ostream.h>
 #include <CLI/CLI.hpp>
@@ -25,7 +27,7 @@ namespace colour = attn::colour;
 //! [settings]
 // Every size and setting. Training always runs exactly kTraining.steps steps (no early
 // stopping), so the held-out loss never decides when it ends.
-const attn::TransformerConfig kModel{
+const attn::gpt::TransformerConfig kModel{
     .vocabulary = 35,
     .d_model = 16,
     .heads = 2,
@@ -128,10 +130,10 @@ ag::Trained train_the_model(attn::Chapter& ch, const std::vector<ag::Sentence>& 
                             const std::vector<ag::Sentence>& held) {
   fmt::print(
       ch.out, "\nThe transformer: {} block, d_model {}, {} heads, MLP width {}: {} parameters.\n",
-      kModel.layers, kModel.d_model, kModel.heads, kModel.d_ff, attn::parameter_count(kModel));
+      kModel.layers, kModel.d_model, kModel.heads, kModel.d_ff, attn::gpt::parameter_count(kModel));
   fmt::print(ch.out, "{} Adam steps of {} sentences, learning rate {}\n", kTraining.steps,
              kTraining.batch_sentences, kTraining.learning_rate);
-  const ag::Progress progress = ag::progress_line(ch.log, kTraining.steps);
+  const attn::gpt::Progress progress = attn::gpt::progress_line(ch.log);
   const ag::Trained trained = ag::train(kModel, kTraining, train, held, progress);
   // A measurement, not a check: it depends on the machine, so it goes to stderr and never
   // fails the chapter (a Raspberry Pi or an emulated arm64 system is slower, and still right).
@@ -200,7 +202,8 @@ void learning_curves(attn::Chapter& ch, const ag::Curves& curves, const ag::Accu
 }
 
 // Where each head looks from one slot: a table, and one bar series per head for the figure.
-std::vector<attn::Series> head_focus_from(attn::Chapter& ch, const attn::TransformerWeights& model,
+std::vector<attn::Series> head_focus_from(attn::Chapter& ch,
+                                          const attn::gpt::TransformerWeights& model,
                                           const std::vector<ag::Sentence>& held,
                                           const AgreementSlot& slot) {
   fmt::print(ch.out, "\nWhere each head looks from {}\n", slot.heading);
@@ -220,7 +223,7 @@ std::vector<attn::Series> head_focus_from(attn::Chapter& ch, const attn::Transfo
   return bars;
 }
 
-void where_the_heads_look(attn::Chapter& ch, const attn::TransformerWeights& model,
+void where_the_heads_look(attn::Chapter& ch, const attn::gpt::TransformerWeights& model,
                           const std::vector<ag::Sentence>& held) {
   std::vector<attn::Series> bars = head_focus_from(ch, model, held, kBeforeVerb);
   const std::vector<attn::Series> from_so = head_focus_from(ch, model, held, kBeforePronoun);
@@ -252,7 +255,7 @@ std::vector<ag::Sentence> with_one_more_the(const std::vector<ag::Sentence>& sen
   return shifted;
 }
 
-void position_probe(attn::Chapter& ch, const attn::TransformerWeights& model,
+void position_probe(attn::Chapter& ch, const attn::gpt::TransformerWeights& model,
                     const std::vector<ag::Sentence>& held) {
   const std::vector<ag::Sentence> shifted = with_one_more_the(held);
   const ag::Accuracy accuracy = ag::evaluate(model, shifted).accuracy;
@@ -270,16 +273,24 @@ void position_probe(attn::Chapter& ch, const attn::TransformerWeights& model,
              second_head.subject, second_head.distractor);
 }
 
-void continuations(attn::Chapter& ch, const attn::TransformerWeights& model,
+// The most likely word, again and again, until a "." or the model's context is full: the
+// agreement language's sentences are at most max_length words long.
+arma::uvec greedy_continuation(const attn::gpt::TransformerWeights& model,
+                               const arma::uvec& words) {
+  const arma::uword context_length = model.config.max_length;
+  const std::size_t room = words.n_elem < context_length ? context_length - words.n_elem : 0;
+  return attn::gpt::continue_greedily(model, words, room, ag::word_id(".")).tokens;
+}
+
+void continuations(attn::Chapter& ch, const attn::gpt::TransformerWeights& model,
                    const std::vector<ag::Sentence>& held) {
-  const arma::uword full_stop = ag::word_id(".");
   fmt::print(ch.out,
              "\nGreedy continuations of held-out sentences, cut after the relative clause\n");
   bool all_agree = true;
   for (std::size_t k = 0; k < kContinuations; ++k) {
     const arma::uvec cut = held[k].tokens.head(kUpToTheClause);
-    const arma::uvec text = attn::greedy_continue(model, cut, full_stop);
-    const arma::uvec added = text.tail(text.n_elem - cut.n_elem);
+    const arma::uvec added = greedy_continuation(model, cut);
+    const arma::uvec text = arma::join_cols(cut, added);
     fmt::print(ch.out, "  {} | {}\n", ag::text(cut), ag::text(added));
     all_agree = all_agree && ag::agrees(text, held[k].subject_plural);
   }
@@ -287,11 +298,11 @@ void continuations(attn::Chapter& ch, const attn::TransformerWeights& model,
 }
 
 // The reader's own --prompt, continued, and why it stopped where it did.
-void continue_prompt(attn::Chapter& ch, const attn::TransformerWeights& model,
+void continue_prompt(attn::Chapter& ch, const attn::gpt::TransformerWeights& model,
                      const std::string& prompt) {
   const arma::uword full_stop = ag::word_id(".");
   const arma::uvec words = ag::parse(prompt);
-  const arma::uvec text = attn::greedy_continue(model, words, full_stop);
+  const arma::uvec text = arma::join_cols(words, greedy_continuation(model, words));
   fmt::print(ch.out, "\nYour prompt: {} | ...\n", prompt);
   fmt::print(ch.out, "continued:   {}\n", ag::text(text));
   const arma::uword context_length = model.config.max_length;  // the positions it has

@@ -1,24 +1,27 @@
 // Chapter 11: a small GPT trained here on real text. The King James Bible from Debian's
-// bible-kjv-text package, a byte-level BPE tokenizer learned from it, chapter 10's transformer
-// grown into GPT-2's shape (tied embeddings, learned positions, dropout), the training recipe of
-// real models (AdamW, warm-up and cosine decay, gradient clipping), and text sampled through
-// chapter 09's KV cache. Its page: chapters/11_small_gpt/chapter.md.
+// bible-kjv-text package, a byte-level BPE tokenizer learned from it, chapter 10's GPT grown into
+// GPT-2's shape (tied embeddings, learned positions), the training recipe of real models (AdamW,
+// warm-up and cosine decay, gradient clipping), and text sampled through chapter 09's KV cache.
+// The model, its training, its checkpoints and its decoder are the GPT layer's (attn::gpt); the
+// Bible and the story are this chapter's. Its page: chapters/11_small_gpt/chapter.md.
 
-#include "checkpoint.hpp"
-#include "generation.hpp"
 #include "kjv.hpp"
-#include "training.hpp"
 
 #include <attn/book/chapter.hpp>
 #include <attn/book/palette.hpp>
+#include <attn/gpt/checkpoint.hpp>
+#include <attn/gpt/decoder.hpp>
+#include <attn/gpt/forward.hpp>
+#include <attn/gpt/model.hpp>
+#include <attn/gpt/text.hpp>
+#include <attn/gpt/trainer.hpp>
 #include <attn/math/sampling.hpp>
-#include <attn/math/transformer.hpp>
+#include <attn/math/validate.hpp>
 #include <attn/text/bpe.hpp>
 #include <attn/text/ngram.hpp>
 
 #include <fmt/ostream.h>
 #include <malloc.h>
-#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -39,7 +42,7 @@ using attn::text::BpeTokenizer;
 // The tokenizer: 256 bytes and 768 merges.
 const std::size_t kVocabulary = 1024;
 // The model: GPT-2's shape at a size this machine trains in minutes.
-const attn::TransformerConfig kModel{
+const gpt::TransformerConfig kModel{
     .vocabulary = kVocabulary,
     .d_model = 128,
     .heads = 4,
@@ -53,31 +56,29 @@ const attn::TransformerConfig kModel{
 };
 const gpt::TrainingSettings kTraining{
     .steps = 330,
-    .batch_windows = 16,
+    .batch = 16,  // windows of max_length + 1 tokens
     .peak_learning_rate = 3e-3,
     .final_learning_rate = 3e-4,
     .warmup_steps = 17,
     .weight_decay = 0.1,
     .clip_norm = 1.0,
     .evaluate_every = 30,
-    .evaluation_tokens = 8192,  // of the held-out text, at each measurement
     .seed = 11,
 };
-// --quick (the tests and CI): the same model, a few steps, to check every piece but quality.
-const gpt::TrainingSettings kQuickTraining{
-    .steps = 8,
-    .batch_windows = 4,
-    .peak_learning_rate = 3e-3,
-    .final_learning_rate = 3e-4,
-    .warmup_steps = 2,
-    .weight_decay = 0.1,
-    .clip_norm = 1.0,
-    .evaluate_every = 4,
-    .evaluation_tokens = 512,
-    .seed = 11,
-};
-const int kLongestNgram = 5;  // byte n-grams of order 1 to 5
+const std::size_t kEvaluationTokens = 8192;  // of the held-out text, at each measurement
+const int kLongestNgram = 5;                 // byte n-grams of order 1 to 5
 //! [settings]
+
+// --quick (the tests and CI): the same model and recipe, a few steps, to check every piece but
+// the model's quality.
+gpt::TrainingSettings quick(gpt::TrainingSettings settings) {
+  settings.steps = 8;
+  settings.batch = 4;
+  settings.warmup_steps = 2;
+  settings.evaluate_every = 4;
+  return settings;
+}
+const std::size_t kQuickEvaluationTokens = 512;
 
 //! [article-numbers]
 // What the chapter must show (issue 28 and the book's table of contents).
@@ -88,6 +89,7 @@ const double kCacheTolerance = 1e-12;  // KV-cache logits against a whole forwar
 // What the chapter prints.
 const std::size_t kMergesShown = 12;
 const char* const kExampleVerse = "And God said, Let there be light: and there was light.";
+const char* const kSamplePrompt = "And it came to pass";
 const std::size_t kSampleTokens = 60;
 const std::uint64_t kSampleSeed = 7;
 
@@ -103,28 +105,78 @@ const std::vector<Setting> kSettings = {
     {"temperature 0.8, top-p 0.9", {.temperature = 0.8, .top_p = 0.9}},
 };
 
+// What the command line chose.
+struct Choices {
+  bool quick = false;
+  std::string checkpoint;  // empty: keep none
+  std::string prompt;      // empty: none given (an empty --prompt is refused)
+};
+
+// Everything the story builds once and every later step reads.
+struct Run {
+  gpt::TrainingSettings settings;
+  std::size_t evaluation_tokens = 0;
+  kjv::Corpus corpus;
+  std::size_t bible_bytes = 0;
+  std::size_t verses = 0;
+  BpeTokenizer tokenizer;
+  double tokenizer_seconds = 0.0;
+  gpt::TokenText training;  // the training part, encoded
+  gpt::TokenText held_out;  // the held-out part
+  double training_bytes_per_token = 0.0;
+  std::string fingerprint;  // what a checkpoint of this run must carry
+};
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-kjv::Corpus the_corpus(attn::Chapter& ch) {
+// Token ids as the model reads them, and back as the tokenizer reads them.
+arma::uvec token_vector(const std::vector<attn::text::TokenId>& ids) {
+  return arma::uvec(std::vector<arma::uword>(ids.begin(), ids.end()));
+}
+std::vector<attn::text::TokenId> token_ids(const arma::uvec& tokens) {
+  return {tokens.begin(), tokens.end()};
+}
+
+// The corpus, the tokenizer learned from it, both parts encoded: the run, built once.
+Run prepare(const Choices& choices) {
+  Run run;
+  run.settings = choices.quick ? quick(kTraining) : kTraining;
+  run.evaluation_tokens = choices.quick ? kQuickEvaluationTokens : kEvaluationTokens;
   const std::string bible = kjv::read_bible(kjv::kBiblePath);
   const std::vector<kjv::Verse> verses = kjv::parse_verses(bible);
-  const kjv::Corpus corpus = kjv::split_corpus(verses);
+  run.bible_bytes = bible.size();
+  run.verses = verses.size();
+  run.corpus = kjv::split_corpus(verses);
+  const auto start = std::chrono::steady_clock::now();
+  run.tokenizer = attn::text::train_bpe(run.corpus.training, kVocabulary);
+  run.tokenizer_seconds = seconds_since(start);
+  run.training = gpt::encode(run.tokenizer, run.corpus.training);
+  run.held_out = gpt::encode(run.tokenizer, run.corpus.held_out);
+  run.training_bytes_per_token = static_cast<double>(run.corpus.training.size()) /
+                                 static_cast<double>(run.training.tokens.n_elem);
+  run.fingerprint = gpt::run_fingerprint(
+      kModel, run.settings, run.tokenizer, run.corpus.training,
+      fmt::format("bits per byte of the first {} held-out tokens", run.evaluation_tokens));
+  return run;
+}
+
+void the_corpus(attn::Chapter& ch, const Run& run) {
   fmt::print(ch.out, "The corpus: the King James Bible (public domain), {} in Debian's\n",
              kjv::kBiblePath);
   fmt::print(ch.out, "bible-kjv-text: {} bytes decoded, {} verses. Chapters 10, 20, 30, ... are\n",
-             bible.size(), verses.size());
+             run.bible_bytes, run.verses);
   fmt::print(ch.out, "held out: {} verses, {} bytes; the other {} verses, {} bytes, train.\n",
-             corpus.held_out_verses, corpus.held_out.size(), corpus.training_verses,
-             corpus.training.size());
-  return corpus;
+             run.corpus.held_out_verses, run.corpus.held_out.size(), run.corpus.training_verses,
+             run.corpus.training.size());
 }
 
-BpeTokenizer the_tokenizer(attn::Chapter& ch, const kjv::Corpus& corpus) {
-  const auto start = std::chrono::steady_clock::now();
-  BpeTokenizer tokenizer = attn::text::train_bpe(corpus.training, kVocabulary);
-  fmt::print(ch.log, "the tokenizer trained in {:.2f} s (measured)\n", seconds_since(start));
+void the_tokenizer(attn::Chapter& ch, const Run& run) {
+  const BpeTokenizer& tokenizer = run.tokenizer;
+  const std::vector<attn::text::TokenId> verse = tokenizer.encode(kExampleVerse);
+  const bool round_trip = tokenizer.decode(token_ids(run.held_out.tokens)) == run.corpus.held_out;
+  fmt::print(ch.log, "the tokenizer trained in {:.2f} s (measured)\n", run.tokenizer_seconds);
   fmt::print(ch.out, "\nA byte-level BPE tokenizer learned from the training part: 256 bytes,\n");
   fmt::print(ch.out, "{} merges. The first {}:\n ", tokenizer.merges().size(), kMergesShown);
   for (std::size_t k = 0; k < kMergesShown; ++k) {
@@ -132,115 +184,102 @@ BpeTokenizer the_tokenizer(attn::Chapter& ch, const kjv::Corpus& corpus) {
     fmt::print(ch.out, " \"{}\"+\"{}\"", attn::text::printable(tokenizer.token_bytes(m.left)),
                attn::text::printable(tokenizer.token_bytes(m.right)));
   }
-  const std::vector<attn::text::TokenId> verse = tokenizer.encode(kExampleVerse);
   fmt::print(ch.out, "\nA verse in {} tokens:", verse.size());
   for (const attn::text::TokenId id : verse)
     fmt::print(ch.out, " [{}]", attn::text::printable(tokenizer.token_bytes(id)));
   fmt::print(ch.out, "\n");
-  ch.checks.claim("decoding the encoded held-out text gives back every byte",
-                  tokenizer.decode(tokenizer.encode(corpus.held_out)) == corpus.held_out);
-  return tokenizer;
-}
-
-std::vector<double> the_baselines(attn::Chapter& ch, const kjv::Corpus& corpus) {
-  fmt::print(ch.out, "\nByte n-gram models counted from the training part (interpolated\n");
-  fmt::print(ch.out, "Kneser-Ney), scored on the held-out part:\n");
-  std::vector<double> bits;
-  for (int n = 1; n <= kLongestNgram; ++n) {
-    const attn::text::NgramModel model(n, corpus.training);
-    bits.push_back(model.bits_per_byte(corpus.held_out));
-    fmt::print(ch.out, "  n = {}: {:.3f} bits per byte\n", n, bits.back());
-  }
-  return bits;
-}
-
-// Everything a run is made of, once the corpus and the tokenizer are there.
-struct Run {
-  const gpt::TrainingSettings& settings;
-  std::string fingerprint;
-  arma::uvec training;      // the training text's tokens
-  gpt::TokenText held_out;  // the held-out text's
-  double training_bytes_per_token;
-};
-
-Run prepare(const kjv::Corpus& corpus, const BpeTokenizer& tokenizer,
-            const gpt::TrainingSettings& settings) {
-  const gpt::TokenText training = gpt::encode(tokenizer, corpus.training);
-  return {.settings = settings,
-          .fingerprint = gpt::run_fingerprint(kModel, settings, tokenizer, corpus.training),
-          .training = training.tokens,
-          .held_out = gpt::encode(tokenizer, corpus.held_out),
-          .training_bytes_per_token = static_cast<double>(corpus.training.size()) /
-                                      static_cast<double>(training.tokens.n_elem)};
+  ch.checks.claim("decoding the encoded held-out text gives back every byte", round_trip);
 }
 
 // What the tokenizer buys: bytes per token, on the text it learned from and on text it has
 // not seen.
-void compression(attn::Chapter& ch, const Run& run, const kjv::Corpus& corpus) {
-  const auto per_token = [](std::size_t bytes, arma::uword tokens) {
-    return static_cast<double>(bytes) / static_cast<double>(tokens);
-  };
+void compression(attn::Chapter& ch, const Run& run) {
+  const double held_out_bytes_per_token = static_cast<double>(run.corpus.held_out.size()) /
+                                          static_cast<double>(run.held_out.tokens.n_elem);
   fmt::print(ch.out, "The training part is {} tokens, {:.3f} bytes per token; the held-out\n",
-             run.training.n_elem, run.training_bytes_per_token);
+             run.training.tokens.n_elem, run.training_bytes_per_token);
   fmt::print(ch.out, "part {} tokens, {:.3f} bytes per token.\n", run.held_out.tokens.n_elem,
-             per_token(corpus.held_out.size(), run.held_out.tokens.n_elem));
+             held_out_bytes_per_token);
+}
+
+std::vector<double> the_baselines(attn::Chapter& ch, const Run& run) {
+  std::vector<double> bits;
+  for (int n = 1; n <= kLongestNgram; ++n)
+    bits.push_back(
+        attn::text::NgramModel(n, run.corpus.training).bits_per_byte(run.corpus.held_out));
+  fmt::print(ch.out, "\nByte n-gram models counted from the training part (interpolated\n");
+  fmt::print(ch.out, "Kneser-Ney), scored on the held-out part:\n");
+  for (int n = 1; n <= kLongestNgram; ++n)
+    fmt::print(ch.out, "  n = {}: {:.3f} bits per byte\n", n, bits[n - 1]);
+  return bits;
+}
+
+// The checkpoint this run resumes, if it is there: refused (exit 2) before anything is trained
+// or written when it belongs to another run.
+gpt::TrainingState opening_state(const Run& run, const std::string& checkpoint) {
+  std::error_code error;
+  if (checkpoint.empty() || !std::filesystem::exists(checkpoint, error))
+    return gpt::start(kModel, run.settings);
+  try {
+    return gpt::load_checkpoint(checkpoint, run.fingerprint, kModel);
+  } catch (const attn::InputError& e) {
+    throw attn::CommandLineError(
+        "--checkpoint", fmt::format("{} (delete it to train again, or name another file with "
+                                    "--checkpoint); nothing was trained or written",
+                                    e.what()));
+  }
 }
 
 // Trains, or resumes from the checkpoint, or reads a finished run from it; saves as it goes.
 gpt::TrainingState the_training(attn::Chapter& ch, const Run& run, const std::string& checkpoint) {
+  gpt::TrainingState state = opening_state(run, checkpoint);
   fmt::print(ch.out, "\nThe model: {} blocks, d_model {}, {} heads, MLP width {}, {} tokens of\n",
              kModel.layers, kModel.d_model, kModel.heads, kModel.d_ff, kModel.max_length);
   fmt::print(ch.out, "context, tied embeddings, learned positions: {} parameters.\n",
-             attn::parameter_count(kModel));
+             gpt::parameter_count(kModel));
   fmt::print(ch.out, "Training: {} AdamW steps of {} windows of {} tokens; the learning rate\n",
-             run.settings.steps, run.settings.batch_windows, kModel.max_length);
+             run.settings.steps, run.settings.batch, kModel.max_length);
   fmt::print(ch.out, "warms up over {} steps to {} and decays to {} along a cosine; weight\n",
              run.settings.warmup_steps, run.settings.peak_learning_rate,
              run.settings.final_learning_rate);
   fmt::print(ch.out, "decay {}; gradients clipped to norm {}; seed {}.\n",
              run.settings.weight_decay, run.settings.clip_norm, run.settings.seed);
-  std::error_code error;
-  const bool saved = !checkpoint.empty() && std::filesystem::exists(checkpoint, error);
-  gpt::TrainingState state = saved ? gpt::load_checkpoint(checkpoint, run.fingerprint, kModel)
-                                   : gpt::start(kModel, run.settings);
-  if (saved)
+  if (state.step > 0)
     fmt::print(ch.log, "read {} at step {} of {}\n", checkpoint, state.step, run.settings.steps);
+  const gpt::NextBatch windows =
+      gpt::window_batches(run.training.tokens, kModel.max_length, run.settings.batch);
+  const gpt::Evaluation held_out_bits = gpt::held_out_bits(run.held_out, run.evaluation_tokens);
+  const gpt::Progress progress = gpt::progress_line(ch.log);
   const std::int64_t first_step = state.step;
   const auto start = std::chrono::steady_clock::now();
-  // A progress line, on a terminal only: a log file would get one line per step.
-  gpt::Progress progress;
-  if (isatty(STDERR_FILENO))
-    progress = [&](std::int64_t step, double loss) {
-      fmt::print(ch.log, "\rstep {} of {}: batch loss {:.3f}", step, run.settings.steps, loss);
-      ch.log.flush();
-    };
   while (state.step < run.settings.steps) {  // a checkpoint at every measurement
     const std::int64_t until = state.step + run.settings.evaluate_every;
-    gpt::train(state, run.settings, run.training, run.held_out, until, progress);
+    gpt::train(state, run.settings, windows, held_out_bits, until, progress);
     if (!checkpoint.empty())
       gpt::save_checkpoint(checkpoint, run.fingerprint, state);
   }
   if (state.step > first_step)
-    fmt::print(ch.log, "{}{} steps took {:.1f} s (measured; it varies with the machine)\n",
-               progress ? "\n" : "", state.step - first_step, seconds_since(start));
+    fmt::print(ch.log, "{} steps took {:.1f} s (measured; it varies with the machine)\n",
+               state.step - first_step, seconds_since(start));
   return state;
 }
 
 void the_curves(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state,
                 const std::vector<double>& ngram_bits) {
   const double to_bits_per_byte = 1.0 / (std::numbers::ln2 * run.training_bytes_per_token);
-  fmt::print(ch.out, "\n  step   learning rate   training batches   held-out ({} tokens)\n",
-             run.settings.evaluation_tokens);
-  fmt::print(ch.out, "                          (bits per byte)    (bits per byte)\n");
-  arma::rowvec steps(state.curve.size()), training(state.curve.size()), held(state.curve.size());
-  for (std::size_t k = 0; k < state.curve.size(); ++k) {
-    const gpt::CurvePoint& p = state.curve[k];
-    steps(k) = static_cast<double>(p.step);
-    training(k) = p.training_loss * to_bits_per_byte;
-    held(k) = p.held_out_bits;
-    fmt::print(ch.out, "  {:>4}   {:>13.6f}   {:>16.3f}   {:>15.3f}\n", p.step, p.learning_rate,
-               training(k), held(k));
+  const arma::uword points = state.curve.size();
+  arma::rowvec steps(points), training(points), held(points);
+  for (arma::uword k = 0; k < points; ++k) {
+    steps(k) = static_cast<double>(state.curve[k].step);
+    training(k) = state.curve[k].training_loss * to_bits_per_byte;
+    held(k) = state.curve[k].held_out;
   }
+  fmt::print(ch.out, "\n  step   learning rate   training batches   held-out ({} tokens)\n",
+             run.evaluation_tokens);
+  fmt::print(ch.out, "                          (bits per byte)    (bits per byte)\n");
+  for (arma::uword k = 0; k < points; ++k)
+    fmt::print(ch.out, "  {:>4}   {:>13.6f}   {:>16.3f}   {:>15.3f}\n", state.curve[k].step,
+               state.curve[k].learning_rate, training(k), held(k));
   fmt::print(ch.out, "(training batches: the batches' mean loss since the row before, in nats\n");
   fmt::print(ch.out, "per token, over ln 2 and the training part's {:.3f} bytes per token)\n",
              run.training_bytes_per_token);
@@ -278,9 +317,9 @@ void the_curves(attn::Chapter& ch, const Run& run, const gpt::TrainingState& sta
                   .key_at = "top right"});
 }
 
-double the_comparison(attn::Chapter& ch, const gpt::TrainingState& state, const Run& run,
-                      const std::vector<double>& ngram_bits, bool quick) {
-  const std::size_t scored = quick ? run.settings.evaluation_tokens : 0;  // 0: all of it
+void the_comparison(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state,
+                    const std::vector<double>& ngram_bits, bool quick) {
+  const std::size_t scored = quick ? run.evaluation_tokens : 0;  // 0: all of it
   const double model_bits = gpt::bits_per_byte(state.weights, run.held_out, scored);
   fmt::print(ch.out, "\nHeld-out bits per byte{}:\n",
              quick ? fmt::format(" (--quick: its first {} tokens)", scored) : "");
@@ -296,7 +335,6 @@ double the_comparison(attn::Chapter& ch, const gpt::TrainingState& state, const 
                                   "{}-gram's",
                                   n),
                       model_bits < ngram_bits[n - 1]);
-  return model_bits;
 }
 
 // The text as it reads: newlines kept (indented), other unprintable bytes escaped.
@@ -307,60 +345,33 @@ std::string shown(const std::string& bytes) {
   return out;
 }
 
-void the_samples(attn::Chapter& ch, const gpt::TrainingState& state, const BpeTokenizer& tokenizer,
-                 const std::string& prompt) {
-  const std::vector<attn::text::TokenId> ids = tokenizer.encode(prompt);
-  const arma::uvec start(std::vector<arma::uword>(ids.begin(), ids.end()));
-  fmt::print(ch.out, "\nSamples of {} tokens after \"{}\", seed {}, through the KV cache:\n",
-             kSampleTokens, shown(prompt), kSampleSeed);
-  for (const Setting& setting : kSettings) {
-    attn::numpy::Generator rng = attn::numpy::default_rng(kSampleSeed);
-    const gpt::Continuation c =
-        gpt::continue_text(state.weights, start, kSampleTokens, setting.options, rng);
-    std::vector<attn::text::TokenId> added(c.tokens.begin(), c.tokens.end());
-    fmt::print(ch.out, "  {}:\n    {}{}\n", setting.label, shown(prompt),
-               shown(tokenizer.decode(added)));
-  }
+// The continuation of `prompt` with `setting`, from the sampling seed.
+gpt::Continuation sampled(const gpt::TrainingState& state, const arma::uvec& prompt,
+                          const Setting& setting) {
+  attn::numpy::Generator rng = attn::numpy::default_rng(kSampleSeed);
+  return gpt::continue_text(state.weights, prompt, kSampleTokens, setting.options, rng);
 }
 
-// Why the checkpoint at \p path cannot be resumed by this run, or nothing if it can (or there is
-// none): a checkpoint is refused before anything is trained or written.
-std::string checkpoint_problem(const std::string& path, const gpt::TrainingSettings& settings) {
-  std::error_code error;
-  if (path.empty())
-    return {};
-  if (!std::filesystem::exists(path, error)) {  // to be written: its folder must be there
-    const std::filesystem::path folder = std::filesystem::absolute(path, error).parent_path();
-    if (!std::filesystem::is_directory(folder, error))
-      return fmt::format("the folder {} of the checkpoint {} does not exist", folder.string(),
-                         path);
-    return {};
+void the_samples(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
+  const arma::uvec prompt = token_vector(run.tokenizer.encode(kSamplePrompt));
+  fmt::print(ch.out, "\nSamples of {} tokens after \"{}\", seed {}, through the KV cache:\n",
+             kSampleTokens, shown(kSamplePrompt), kSampleSeed);
+  for (const Setting& setting : kSettings) {
+    const gpt::Continuation c = sampled(state, prompt, setting);
+    fmt::print(ch.out, "  {}:\n    {}{}\n", setting.label, shown(kSamplePrompt),
+               shown(run.tokenizer.decode(token_ids(c.tokens))));
   }
-  try {
-    gpt::check_checkpoint_header(path);  // first what needs neither the corpus nor the tokenizer
-    const kjv::Corpus corpus =
-        kjv::split_corpus(kjv::parse_verses(kjv::read_bible(kjv::kBiblePath)));
-    const BpeTokenizer tokenizer = attn::text::train_bpe(corpus.training, kVocabulary);
-    gpt::load_checkpoint(path, gpt::run_fingerprint(kModel, settings, tokenizer, corpus.training),
-                         kModel);
-  } catch (const std::exception& e) {  // InputError, or the file system's own errors
-    return fmt::format("{} (delete it to train again, or name another file with --checkpoint)",
-                       e.what());
-  }
-  return {};
 }
 
 // The KV cache against a whole forward pass over each prefix of a held-out verse.
-void the_cache(attn::Chapter& ch, const gpt::TrainingState& state, const BpeTokenizer& tokenizer,
-               const kjv::Corpus& corpus) {
-  const std::string verse = corpus.held_out.substr(0, corpus.held_out.find('\n') + 1);
-  const std::vector<attn::text::TokenId> ids = tokenizer.encode(verse);
-  const arma::uvec tokens(std::vector<arma::uword>(ids.begin(), ids.end()));
-  attn::CachedDecoder decoder(state.weights);
+void the_cache(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
+  const std::string verse = run.corpus.held_out.substr(0, run.corpus.held_out.find('\n') + 1);
+  const arma::uvec tokens = token_vector(run.tokenizer.encode(verse));
+  gpt::Decoder decoder(state.weights);
   double largest = 0.0;
   for (arma::uword t = 0; t < tokens.n_elem; ++t) {
     const arma::rowvec cached = decoder.append(tokens(t));
-    const arma::mat whole = attn::sentence_logits(state.weights, tokens.head(t + 1));
+    const arma::mat whole = gpt::sentence_logits(state.weights, tokens.head(t + 1));
     largest = std::max(largest, arma::abs(cached - whole.row(t)).max());
   }
   fmt::print(ch.out,
@@ -375,15 +386,14 @@ void the_cache(attn::Chapter& ch, const gpt::TrainingState& state, const BpeToke
 }
 
 // One head's weights on the example verse, every query a token.
-void one_head(attn::Chapter& ch, const gpt::TrainingState& state, const BpeTokenizer& tokenizer) {
+void one_head(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
   const std::size_t layer = kModel.layers - 1;  // the last block
   const std::size_t head = 0;
-  const std::vector<attn::text::TokenId> ids = tokenizer.encode(kExampleVerse);
-  const arma::uvec tokens(std::vector<arma::uword>(ids.begin(), ids.end()));
+  const std::vector<attn::text::TokenId> ids = run.tokenizer.encode(kExampleVerse);
   std::vector<std::string> labels;
   for (const attn::text::TokenId id : ids)
-    labels.push_back(attn::text::printable(tokenizer.token_bytes(id)));
-  const attn::TransformerForward f = attn::transformer_forward(state.weights, tokens, {0});
+    labels.push_back(attn::text::printable(run.tokenizer.token_bytes(id)));
+  const gpt::TransformerForward f = gpt::transformer_forward(state.weights, token_vector(ids), {0});
   ch.plots.heatmap({.name = "11-03-head",
                     .title = fmt::format("Block {}, head {}, on a verse", layer, head),
                     .queries = labels,
@@ -392,26 +402,46 @@ void one_head(attn::Chapter& ch, const gpt::TrainingState& state, const BpeToken
                     .decimals = 1});
 }
 
-void continue_prompt(attn::Chapter& ch, const gpt::TrainingState& state,
-                     const BpeTokenizer& tokenizer, const std::string& prompt) {
+void continue_prompt(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state,
+                     const std::string& prompt) {
   const Setting& setting = kSettings.back();
-  const std::vector<attn::text::TokenId> ids = tokenizer.encode(prompt);
-  const arma::uvec start(std::vector<arma::uword>(ids.begin(), ids.end()));
-  attn::numpy::Generator rng = attn::numpy::default_rng(kSampleSeed);
-  const gpt::Continuation c =
-      gpt::continue_text(state.weights, start, kSampleTokens, setting.options, rng);
-  const std::vector<attn::text::TokenId> added(c.tokens.begin(), c.tokens.end());
+  const arma::uvec tokens = token_vector(run.tokenizer.encode(prompt));
+  const gpt::Continuation c = sampled(state, tokens, setting);
   fmt::print(ch.out, "\nYour prompt, {} bytes in {} tokens, continued ({}, seed {}):\n",
-             prompt.size(), ids.size(), setting.label, kSampleSeed);
-  fmt::print(ch.out, "    {} | {}\n", shown(prompt), shown(tokenizer.decode(added)));
-  if (c.prompt_read < ids.size())
+             prompt.size(), tokens.n_elem, setting.label, kSampleSeed);
+  fmt::print(ch.out, "    {} | {}\n", shown(prompt),
+             shown(run.tokenizer.decode(token_ids(c.tokens))));
+  if (c.prompt_read < tokens.n_elem)
     fmt::print(ch.out, "(the model has {} positions: it read only the prompt's last {} tokens)\n",
                kModel.max_length, c.prompt_read);
   if (c.restarts > 0)
     fmt::print(ch.out,
                "(the window filled {} time(s); each time the model went on from the "
                "last {} tokens)\n",
-               c.restarts, kModel.max_length / 2);
+               c.restarts, gpt::kept_context(kModel));
+}
+
+// Why the checkpoint at `path` cannot be this run's, as far as the file alone can tell, or
+// nothing: a folder that is not there, a file that is not a whole checkpoint. Whether it is
+// this run's, its fingerprint says once the corpus and tokenizer are built (opening_state()).
+std::string checkpoint_problem(const std::string& path) {
+  std::error_code error;
+  if (path.empty())
+    return {};
+  if (!std::filesystem::exists(path, error)) {  // to be written: its folder must be there
+    const std::filesystem::path folder = std::filesystem::absolute(path, error).parent_path();
+    if (!std::filesystem::is_directory(folder, error))
+      return fmt::format("the folder {} of the checkpoint {} does not exist", folder.string(),
+                         path);
+    return {};
+  }
+  try {
+    gpt::check_checkpoint_file(path);
+  } catch (const std::exception& e) {  // InputError, or the file system's own errors
+    return fmt::format("{} (delete it to train again, or name another file with --checkpoint)",
+                       e.what());
+  }
+  return {};
 }
 
 }  // namespace
@@ -428,24 +458,14 @@ int main(int argc, char** argv) {
           "Chapter 11: a small GPT trained here on the King James Bible, against byte "
           "n-gram models, sampled through the KV cache",
       .reference = "the reference"};
-  bool quick = false;
-  std::string prompt;
-  bool prompt_given = false;
+  Choices choices;
   std::string checkpoint = ATTN_DEFAULT_CHECKPOINT;
   bool checkpoint_given = false;
-  // --quick keeps no checkpoint unless one is named.
-  const auto checkpoint_path = [&] {
-    return quick && !checkpoint_given ? std::string() : checkpoint;
-  };
-  const auto settings = [&]() -> const gpt::TrainingSettings& {
-    return quick ? kQuickTraining : kTraining;
-  };
   const auto options = [&](CLI::App& app) {
-    app.add_flag("--quick", quick,
+    app.add_flag("--quick", choices.quick,
                  "train a few steps only, without a checkpoint (the tests' run: every piece "
                  "checked but the model's quality)");
-    app.add_option("--prompt", prompt, "text to continue, e.g. \"And the LORD said\"")
-        ->each([&](const std::string&) { prompt_given = true; })
+    app.add_option("--prompt", choices.prompt, "text to continue, e.g. \"And the LORD said\"")
         ->check([](const std::string& text) {
           return text.empty() ? std::string("the prompt is empty: give at least one byte")
                               : std::string();
@@ -455,24 +475,26 @@ int main(int argc, char** argv) {
                    "(default: in the build folder)")
         ->each([&](const std::string&) { checkpoint_given = true; });
     app.parse_complete_callback([&] {
-      const std::string problem = checkpoint_problem(checkpoint_path(), settings());
+      // --quick keeps no checkpoint unless one is named.
+      choices.checkpoint = choices.quick && !checkpoint_given ? std::string() : checkpoint;
+      const std::string problem = checkpoint_problem(choices.checkpoint);
       if (!problem.empty())
         throw CLI::ValidationError("--checkpoint", problem + "; nothing was trained or written");
     });
   };
   return attn::run_chapter(argc, argv, info, options, [&](attn::Chapter& ch) {
-    const kjv::Corpus corpus = the_corpus(ch);
-    const BpeTokenizer tokenizer = the_tokenizer(ch, corpus);
-    const Run run = prepare(corpus, tokenizer, settings());
-    compression(ch, run, corpus);
-    const std::vector<double> ngram_bits = the_baselines(ch, corpus);
-    const gpt::TrainingState state = the_training(ch, run, checkpoint_path());
+    const Run run = prepare(choices);
+    the_corpus(ch, run);
+    the_tokenizer(ch, run);
+    compression(ch, run);
+    const std::vector<double> ngram_bits = the_baselines(ch, run);
+    const gpt::TrainingState state = the_training(ch, run, choices.checkpoint);
     the_curves(ch, run, state, ngram_bits);
-    the_comparison(ch, state, run, ngram_bits, quick);
-    the_samples(ch, state, tokenizer, "And it came to pass");
-    the_cache(ch, state, tokenizer, corpus);
-    one_head(ch, state, tokenizer);
-    if (prompt_given)
-      continue_prompt(ch, state, tokenizer, prompt);
+    the_comparison(ch, run, state, ngram_bits, choices.quick);
+    the_samples(ch, run, state);
+    the_cache(ch, run, state);
+    one_head(ch, run, state);
+    if (!choices.prompt.empty())
+      continue_prompt(ch, run, state, choices.prompt);
   });
 }

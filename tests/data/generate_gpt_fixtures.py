@@ -26,7 +26,7 @@ Recorded: the config, the optimiser's settings, the schedule, one decay flag per
 (from the torch group it sits in), the batch, every weight before the first step, and per
 step the loss, the logits, the norm clip_grad_norm_ returns (before clipping), the learning
 rate used and every parameter after the step. Weights are in our layout and names
-(attn::model_parameters()'s order): ours are PyTorch's transposes where PyTorch stores a
+(attn::gpt::parameters()'s order): ours are PyTorch's transposes where PyTorch stores a
 Linear's weight, and in_proj_weight is [W_Q; W_K; W_V].
 
 The key bias b_K has a gradient of 0 in exact arithmetic (softmax takes away the q·b_K it adds
@@ -96,7 +96,7 @@ class Gpt(torch.nn.Module):
                                                  b.fc2.weight)]
 
     def ours(self):
-        """(our name, torch tensor, get) in attn::model_parameters()'s order; `get` maps the
+        """(our name, torch tensor, get) in attn::gpt::parameters()'s order; `get` maps the
         tensor to our layout."""
         entries = [("embedding", self.embedding.weight, as_is),
                    ("position_embedding", self.position.weight, as_is)]

@@ -105,7 +105,7 @@ class Model(torch.nn.Module):
         return self.unembed(self.lnf(x))[0]
 
     def ours(self):
-        """(our name, torch tensor, get) in attn::model_parameters()'s order; `get` maps a
+        """(our name, torch tensor, get) in attn::gpt::parameters()'s order; `get` maps a
         torch tensor (a weight or its gradient) to our layout."""
         entries = [("embedding", self.embedding.weight, as_is)]
         for l, b in enumerate(self.blocks):

@@ -43,7 +43,7 @@ def transposed(t):
 
 
 def block_parameters(prefix, block):
-    """(our name, torch tensor, get) for a Block's tensors in attn::model_parameters()'s order;
+    """(our name, torch tensor, get) for a Block's tensors in attn::gpt::parameters()'s order;
     `get` maps the tensor (a weight or its gradient) to our layout: ours are PyTorch's
     transposes where PyTorch stores a Linear's weight, and in_proj_weight is [W_Q; W_K; W_V]."""
     p, d = prefix, block.attention.embed_dim

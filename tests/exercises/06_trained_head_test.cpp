@@ -1,9 +1,10 @@
-// Chapter 06's exercises: Adam's step against the library's attn::Adam, and the loss behind the
-// chapter's "it -> cat after training: 0.61".
+// Chapter 06's exercises: Adam's step against the library's attn::AdamW with no parameter
+// decayed (Adam), and the loss behind the chapter's "it -> cat after training: 0.61".
 #include "06_trained_head.hpp"
 
 #include "exercise_checks.hpp"
 
+#include <attn/math/optimizer.hpp>
 #include <attn/math/softmax.hpp>
 #include <attn/math/training.hpp>
 
@@ -30,8 +31,8 @@ std::vector<arma::mat> four_gradients() {
           arma::mat{{0.0, -0.8, 5e-4}, {5.0, 2e-6, -0.9}}};
 }
 
-// Steps our adam_update and the library's attn::Adam side by side on the same gradients and
-// expects them to agree after every step.
+// Steps our adam_update and the library's Adam (attn::AdamW, nothing decayed) side by side on the
+// same gradients and expects them to agree after every step.
 void expect_same_path_as_library(double lr, double beta1, double beta2, double epsilon,
                                  bool with_defaults) {
   std::ostringstream settings;
@@ -43,7 +44,7 @@ void expect_same_path_as_library(double lr, double beta1, double beta2, double e
   }
   arma::mat ours = kStart, library = kStart;
   AdamMoments moments;
-  attn::Adam adam(lr, beta1, beta2, epsilon);
+  attn::AdamW adam({false}, 0.0, beta1, beta2, epsilon);  // Adam: nothing decays
   const std::vector<arma::mat> gradients = four_gradients();
   for (std::size_t step = 0; step < gradients.size(); ++step) {
     if (with_defaults) {
@@ -51,9 +52,9 @@ void expect_same_path_as_library(double lr, double beta1, double beta2, double e
     } else {
       adam_update(ours, gradients[step], moments, lr, beta1, beta2, epsilon);
     }
-    adam.step({&library}, {gradients[step]});
+    adam.step({&library}, {gradients[step]}, lr);
     const ::testing::AssertionResult same = near("θ after step " + std::to_string(step + 1) + " (" +
-                                                     settings.str() + "), against attn::Adam's",
+                                                     settings.str() + "), against attn::AdamW's",
                                                  ours, library, 1e-14);
     EXPECT_TRUE(same);
     EXPECT_EQ(moments.t, static_cast<int>(step + 1))

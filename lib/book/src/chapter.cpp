@@ -14,11 +14,12 @@
 
 namespace attn {
 
-std::optional<int> parse_command_line(int argc, const char* const* argv, const ChapterInfo& info,
-                                      const ChapterOptions& options, PlotOptions& plots) {
-  CLI::App app(info.summary, info.executable);
+namespace {
+
+// The parser with the options every chapter shares and the chapter's own.
+void add_options(CLI::App& app, const ChapterInfo& info, const ChapterOptions& options,
+                 PlotOptions& plots, bool& no_plots) {
   plots = PlotOptions{true, ATTN_DEFAULT_PLOTS_DIR, false};
-  bool no_plots = false;
   app.add_flag("--no-plots", no_plots, "Compute and check only; draw no figures");
   app.add_option("--plots", plots.folder, "Folder for the PNG figures")
       ->type_name("DIR")
@@ -31,6 +32,15 @@ std::optional<int> parse_command_line(int argc, const char* const* argv, const C
                   info.reference));
   if (options)
     options(app);
+}
+
+}  // namespace
+
+std::optional<int> parse_command_line(int argc, const char* const* argv, const ChapterInfo& info,
+                                      const ChapterOptions& options, PlotOptions& plots) {
+  CLI::App app(info.summary, info.executable);
+  bool no_plots = false;
+  add_options(app, info, options, plots, no_plots);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -60,6 +70,13 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOpt
       return 1;
     }
     return verdict;
+  } catch (const CommandLineError& e) {
+    CLI::App app(info.summary, info.executable);  // for the usage, as the parser prints it
+    PlotOptions unused;
+    bool no_plots = false;
+    add_options(app, info, options, unused, no_plots);
+    fmt::print(std::cerr, "{}: {}\n\n{}", info.executable, e.what(), app.help());
+    return 2;
   } catch (const std::exception& e) {
     fmt::print(std::cerr, "{}: error: {}\n", info.executable, e.what());
     return 1;

@@ -1,5 +1,6 @@
 #include "attn/math/fit.hpp"
 
+#include "attn/math/optimizer.hpp"
 #include "attn/math/validate.hpp"
 
 #include <fmt/format.h>
@@ -24,7 +25,7 @@ HeadFit fit_head(const std::vector<AttentionExample>& examples, arma::mat W_Q, a
                     settings.stop_gradient, settings.max_steps));
   //! [fit-head]
   HeadFit fit;
-  Adam adam(settings.learning_rate);
+  AdamW adam({false, false});  // Adam: AdamW with no parameter decayed
   for (int step = 0;; ++step) {
     const LossGradient g = attention_target_loss(examples, W_Q, W_K, settings.weight_decay);
     fit.losses.push_back(g.loss);
@@ -32,7 +33,7 @@ HeadFit fit_head(const std::vector<AttentionExample>& examples, arma::mat W_Q, a
     fit.converged = fit.final_gradient < settings.stop_gradient;
     if (fit.converged || step >= settings.max_steps)
       break;
-    adam.step({&W_Q, &W_K}, {g.dW_Q, g.dW_K});
+    adam.step({&W_Q, &W_K}, {g.dW_Q, g.dW_K}, settings.learning_rate);
   }
   fit.W_Q = std::move(W_Q);
   fit.W_K = std::move(W_K);

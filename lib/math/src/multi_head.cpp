@@ -57,14 +57,6 @@ bool check_weights(const MultiHeadWeights& W, arma::uword d) {
   return biases;
 }
 
-// X W + b, with b added to every row when there is one.
-arma::mat affine(const arma::mat& X, const arma::mat& W, const arma::rowvec& b) {
-  arma::mat Y = X * W;
-  if (!b.is_empty())
-    Y.each_row() += b;
-  return Y;
-}
-
 MultiHead run(const arma::mat& query, const arma::mat& key, const arma::mat& value,
               const MultiHeadWeights& W, const std::optional<Mask>& mask) {
   require_nonempty("query", query);
@@ -107,6 +99,13 @@ std::vector<arma::mat> split_heads(const arma::mat& X, arma::uword heads) {
   for (arma::uword k = 0; k < heads; ++k)
     blocks.push_back(X.cols(k * d_k, (k + 1) * d_k - 1));
   return blocks;
+}
+
+arma::mat affine(const arma::mat& X, const arma::mat& W, const arma::rowvec& b) {
+  arma::mat Y = X * W;
+  if (!b.is_empty())
+    Y.each_row() += b;
+  return Y;
 }
 
 arma::mat concat_heads(const std::vector<arma::mat>& blocks) {

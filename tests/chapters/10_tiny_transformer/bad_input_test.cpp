@@ -3,7 +3,7 @@
 // that is not finite) instead of reading past an end.
 #include <10_tiny_transformer/agreement.hpp>
 #include <10_tiny_transformer/language_model.hpp>
-#include <attn/math/transformer.hpp>
+#include <attn/gpt/forward.hpp>
 #include <attn/math/validate.hpp>
 #include <attn/numpy/numpy_random.hpp>
 
@@ -66,15 +66,15 @@ TEST(BadInput, BigramFunctionsCheckTheirCounts) {
   EXPECT_EQ(ag::loss_floor({}), 0.0);
 }
 
-attn::TransformerWeights small_model() {
-  const attn::TransformerConfig config{35, 8, 2, 1, 16, 13, true};
+attn::gpt::TransformerWeights small_model() {
+  const attn::gpt::TransformerConfig config{35, 8, 2, 1, 16, 13, true};
   attn::numpy::Generator rng = attn::numpy::default_rng(41);
-  return attn::init_transformer(config,
-                                [&](arma::uword r, arma::uword c) { return rng.normal(r, c); });
+  return attn::gpt::init_transformer(
+      config, [&](arma::uword r, arma::uword c) { return rng.normal(r, c); });
 }
 
 TEST(BadInput, LanguageModelNamesSentencesAndSlotsItCannotUse) {
-  const attn::TransformerWeights model = small_model();
+  const attn::gpt::TransformerWeights model = small_model();
   ag::Sentence one;
   one.tokens = {ag::word_id("the")};  // no input word before its last
   EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { ag::attention_grids(model, one); },
@@ -88,7 +88,7 @@ TEST(BadInput, LanguageModelNamesSentencesAndSlotsItCannotUse) {
         ag::head_focus(model, sentences, [](const ag::Sentence&) { return arma::uword{99}; });
       },
       "slot 99"));
-  attn::TransformerWeights broken = model;
+  attn::gpt::TransformerWeights broken = model;
   broken.unembedding(0, 0) = kNaN;  // the logits, and so the loss, used to be NaN
   EXPECT_TRUE(
       ThrowsNaming<attn::InputError>([&] { ag::evaluate(broken, sentences); }, "unembedding"));
@@ -97,7 +97,7 @@ TEST(BadInput, LanguageModelNamesSentencesAndSlotsItCannotUse) {
 
 TEST(BadInput, TrainRejectsANaNOrInfiniteLearningRate) {
   const std::vector<ag::Sentence> sentences = ag::generate(2, 2);
-  const attn::TransformerConfig config{35, 8, 2, 1, 16, 13, true};
+  const attn::gpt::TransformerConfig config{35, 8, 2, 1, 16, 13, true};
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
       [&] {
         ag::train(config, {1, 1, kNaN, 1, 0}, sentences, sentences);

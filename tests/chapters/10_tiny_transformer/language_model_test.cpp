@@ -2,23 +2,23 @@
 // the right rows and columns, training is deterministic (also side by side on several threads), and
 // bad settings are refused.
 #include <10_tiny_transformer/language_model.hpp>
+#include <attn/gpt/forward.hpp>
 #include <attn/math/validate.hpp>
 #include <attn/numpy/numpy_random.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <sstream>
 
 namespace {
 
 namespace ag = attn::agreement;
 
-const attn::TransformerConfig kSmall{35, 8, 2, 1, 16, 13, true};
+const attn::gpt::TransformerConfig kSmall{35, 8, 2, 1, 16, 13, true};
 
-attn::TransformerWeights random_model() {
+attn::gpt::TransformerWeights random_model() {
   attn::numpy::Generator rng = attn::numpy::default_rng(41);
-  attn::TransformerWeights w = attn::init_transformer(
+  attn::gpt::TransformerWeights w = attn::gpt::init_transformer(
       kSmall, [&](arma::uword r, arma::uword c) { return rng.normal(r, c); });
   w.unembedding = rng.normal(w.unembedding.n_rows, w.unembedding.n_cols);  // not near uniform
   return w;
@@ -31,7 +31,7 @@ bool is_noun(const std::string& w) {
 }
 
 TEST(LanguageModel, HeadFocusAveragesEachHeadsWeightsAtTheSlot) {
-  const attn::TransformerWeights model = random_model();
+  const attn::gpt::TransformerWeights model = random_model();
   const std::vector<ag::Sentence> sentences = ag::generate(5, 20);
   const std::vector<ag::HeadFocus> focus =
       ag::head_focus(model, sentences, [](const ag::Sentence& s) { return s.verb_slot; });
@@ -69,13 +69,13 @@ TEST(LanguageModel, AttentionGridsAreCausalRowsOfWeights) {
 }
 
 TEST(LanguageModel, PackedLogitsEqualEachSentenceAlone) {
-  const attn::TransformerWeights model = random_model();
+  const attn::gpt::TransformerWeights model = random_model();
   const std::vector<ag::Sentence> sentences = ag::generate(7, 60);  // more than one pack of 50
   const std::vector<arma::mat> logits = ag::next_word_logits(model, sentences);
   ASSERT_EQ(logits.size(), 60u);
   for (const std::size_t k : {0, 49, 50, 59}) {
     const arma::uvec& t = sentences[k].tokens;
-    EXPECT_LE(arma::abs(logits[k] - attn::sentence_logits(model, t.head(t.n_elem - 1))).max(),
+    EXPECT_LE(arma::abs(logits[k] - attn::gpt::sentence_logits(model, t.head(t.n_elem - 1))).max(),
               1e-12);
   }
 }
@@ -105,18 +105,6 @@ TEST(LanguageModel, RefusesSettingsThatCannotTrain) {
   EXPECT_THROW(ag::train(kSmall, {2, 2, 1e-2, 1, 1}, train, {}), attn::InputError);
   EXPECT_THROW(ag::train_side_by_side({{kSmall, {0, 2, 1e-2, 1, 1}}}, train, train),
                attn::InputError);
-}
-
-TEST(LanguageModel, ProgressLineOnlyOnATerminal) {
-  std::ostringstream log;
-  EXPECT_FALSE(ag::progress_line(log, 10, false));
-  const ag::Progress progress = ag::progress_line(log, 10, true);
-  ASSERT_TRUE(progress);
-  progress(3, 1.5);
-  EXPECT_EQ(log.str(), "\rtraining: step 3 of 10, loss 1.500 ");
-  progress(10, 0.25);
-  EXPECT_EQ(log.str(),
-            "\rtraining: step 3 of 10, loss 1.500 \rtraining: step 10 of 10, loss 0.250 \n");
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <attn/math/validate.hpp>
 
 #include "bad_input.hpp"
-#include "tiny_run.hpp"
+#include "tiny_gpt.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,6 @@
 #include <attn/math/softmax.hpp>
 #include <attn/math/streaming.hpp>
 #include <attn/math/training.hpp>
-#include <attn/math/transformer.hpp>
 #include <attn/math/validate.hpp>
 
 #include "bad_input.hpp"
@@ -364,27 +363,6 @@ TEST(BadInput, AttentionTargetLossRejectsBadDecayWeightsAndAnInfiniteLoss) {
                                              "underflowed to 0"));
 }
 
-TEST(BadInput, AdamRejectsBadSettingsAndNonFiniteGradients) {
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { static_cast<void>(attn::Adam(kNaN)); },
-                                             "learning rate nan"));
-  EXPECT_TRUE(
-      ThrowsNaming<attn::InputError>([] { static_cast<void>(attn::Adam(0.1, 1.0)); }, "beta1 = 1"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { static_cast<void>(attn::Adam(0.1, 0.9, kNaN)); },
-                                             "beta2 = nan"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [] { static_cast<void>(attn::Adam(0.1, 0.9, 0.999, 0.0)); }, "epsilon"));
-  attn::Adam adam(0.1);
-  arma::mat p = ones(2, 2), q = ones(1, 3);
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] {
-        adam.step({&p, &q}, {ones(2, 2), with(ones(1, 3), 0, 2, kNaN)});
-      },
-      "gradient 1"));
-  EXPECT_TRUE(arma::approx_equal(p, ones(2, 2), "absdiff", 0.0));  // nothing moved
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { adam.step({nullptr}, {ones(2, 2)}); },
-                                             "parameter 0 is a null pointer"));
-}
-
 TEST(BadInput, FitHeadAndGradientNormRejectNaN) {
   const arma::mat W = arma::eye(2, 2);
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
@@ -444,65 +422,6 @@ TEST(BadInput, RelativeGapRefusesNaNInsteadOfSkippingIt) {
         attn::sharpness(arma::rowvec{kInf, 0.0});
       },
       "softmax input"));
-}
-
-attn::TransformerWeights small_model() {
-  const attn::TransformerConfig config{5, 4, 2, 1, 6, 4, true};
-  return attn::init_transformer(config, [](arma::uword r, arma::uword c) { return tokens(r, c); });
-}
-
-TEST(BadInput, TransformerNamesANonFiniteOrMisshapenWeight) {
-  attn::TransformerWeights w = small_model();
-  w.unembedding(1, 2) = kNaN;  // before this check, the logits were silently NaN
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] {
-        attn::transformer_forward(w, arma::uvec{1, 2}, arma::uvec{0});
-      },
-      "unembedding has"));
-  w = small_model();
-  w.blocks[0].attention.W_V(0, 0) = -kInf;
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] {
-        attn::sentence_logits(w, arma::uvec{1, 2});
-      },
-      "blocks.0.attention.W_V"));
-  w = small_model();
-  w.embedding.shed_row(4);  // token 4 used to be read out of bounds
-  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
-      [&] { attn::transformer_forward(w, arma::uvec{4}, arma::uvec{0}); }, "embedding is (4 × 4)"));
-}
-
-TEST(BadInput, TransformerBackwardChecksItsGradientAndForwardPass) {
-  const attn::TransformerWeights w = small_model();
-  const arma::uvec tokens_in{1, 2, 3}, starts{0};
-  const attn::TransformerForward f = attn::transformer_forward(w, tokens_in, starts);
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { attn::transformer_backward(w, tokens_in, starts, f, with(ones(3, 5), 2, 4, kNaN)); },
-      "dlogits"));
-  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
-      [&] {
-        attn::transformer_backward(w, tokens_in, arma::uvec{0, 1}, f, ones(3, 5));
-      },
-      "2 sentences, but the forward pass attended over 1"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] {
-        attn::transformer_backward(w, arma::uvec{1, 2, 7}, starts, f, ones(3, 5));
-      },
-      "token 7 at row 2"));
-}
-
-TEST(BadInput, InitTransformerChecksItsDraws) {
-  const attn::TransformerConfig config{5, 4, 2, 1, 6, 4, true};
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] {
-        attn::init_transformer(config, [](arma::uword r, arma::uword c) {
-          return arma::mat(r, c, arma::fill::value(kNaN));
-        });
-      },
-      "standard_normal"));
-  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
-      [&] { attn::init_transformer(config, [](arma::uword, arma::uword) { return ones(1, 1); }); },
-      "standard_normal(5, 4) returned (1 × 1)"));
 }
 
 }  // namespace

@@ -449,3 +449,30 @@ RC_GTEST_PROP(WarmupCosineProperties, RisesThenFallsBetweenTheBounds, ()) {
   RC_ASSERT(std::abs(attn::learning_rate(schedule, warmup) - peak) <= ulps);
   RC_ASSERT(attn::learning_rate(schedule, total) == minimum);
 }
+
+// Adam is AdamW with no parameter decayed (chapter 06 trains its head so).
+TEST(AdamWithoutDecay, FindsTheMinimumOfAQuadratic) {
+  arma::mat x = {{3.0, -2.0}};
+  const arma::mat target = {{0.5, 1.5}};
+  attn::AdamW adam({false});
+  for (int step = 0; step < 500; ++step)
+    adam.step({&x}, {2.0 * (x - target)}, 0.1);
+  EXPECT_LT(arma::abs(x - target).max(), 1e-3);
+}
+
+TEST(AdamWithoutDecay, FirstStepMovesEachEntryByTheLearningRate) {
+  // Bias correction makes the first update exactly -lr * sign(g) (up to epsilon).
+  arma::mat x = {{1.0, 1.0}};
+  attn::AdamW adam({false}, 0.5);  // a decay rate, but no parameter that decays
+  adam.step({&x}, {arma::mat{{5.0, -0.001}}}, 0.01);
+  EXPECT_NEAR(x(0), 0.99, 1e-9);
+  EXPECT_NEAR(x(1), 1.01, 1e-5);
+}
+
+TEST(AdamWithoutDecay, ShapesMustAgreeWithEarlierSteps) {
+  arma::mat y(2, 2, arma::fill::ones);
+  attn::AdamW adam({false});
+  adam.step({&y}, {arma::mat(2, 2, arma::fill::ones)}, 0.1);
+  arma::mat bigger(3, 3, arma::fill::ones);
+  EXPECT_THROW(adam.step({&bigger}, {arma::mat(3, 3, arma::fill::ones)}, 0.1), attn::ShapeError);
+}

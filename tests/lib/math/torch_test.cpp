@@ -1,12 +1,10 @@
 // Masks and multi-head attention against PyTorch itself, in float64
 // (tests/data/generate_torch_fixtures.py): nn.MultiheadAttention with its "True = may not"
 // masks, and F.scaled_dot_product_attention with its "True = may" mask. Forward passes agree
-// within 1e-12, gradients within 1e-10. Chapter 10's transformer: loss, logits and every
-// gradient within 1e-10.
+// within 1e-12, gradients within 1e-10.
 #include <attn/math/attention.hpp>
 #include <attn/math/mask.hpp>
 #include <attn/math/multi_head.hpp>
-#include <attn/math/transformer.hpp>
 
 #include <gtest/gtest.h>
 
@@ -138,58 +136,3 @@ TEST_F(TorchScaledDotProduct, AnAdditiveMaskOfZeroAndMinusInfinityIsTheSame) {
 }
 
 }  // namespace
-
-// Chapter 10's transformer against a model built from PyTorch's modules
-// (tests/data/generate_transformer_fixtures.py): one forward and backward pass over a batch of
-// three sentences, which PyTorch runs one at a time and we pack into one input.
-class TorchTransformer : public ::testing::Test {
- protected:
-  static const std::map<std::string, arma::mat>& blocks() {
-    static const auto b = attn_test::fixture_blocks("torch_transformer.txt");
-    return b;
-  }
-  static const arma::mat& block(const std::string& name) {
-    const auto found = blocks().find(name);
-    if (found == blocks().end())
-      throw std::runtime_error("torch_transformer.txt has no " + name);
-    return found->second;
-  }
-  static attn::TransformerWeights weights() {
-    const arma::mat c = block("config");
-    attn::TransformerWeights w;
-    w.config = {arma::uword(c(0)),
-                arma::uword(c(1)),
-                arma::uword(c(2)),
-                arma::uword(c(3)),
-                arma::uword(c(4)),
-                arma::uword(c(5)),
-                true};
-    w.blocks.resize(w.config.layers);
-    for (attn::BlockWeights& b : w.blocks)
-      b.attention.heads = w.config.heads;
-    for (attn::NamedParameter& p : attn::model_parameters(w))
-      *p.value = block("weight " + p.name);
-    return w;
-  }
-  static attn::PackedBatch batch() {
-    std::vector<arma::uvec> sentences;
-    for (int s = 0; blocks().count("sentence " + std::to_string(s)); ++s)
-      sentences.push_back(arma::conv_to<arma::uvec>::from(block("sentence " + std::to_string(s))));
-    return attn::pack_sentences(sentences);
-  }
-};
-
-TEST_F(TorchTransformer, LossAndLogitsEqualPyTorch) {
-  const attn::TransformerStep step = attn::transformer_step(weights(), batch());
-  EXPECT_NEAR(step.loss, block("loss")(0, 0), kGradient);
-  EXPECT_LE(gap(step.logits, block("logits")), kGradient);
-}
-
-TEST_F(TorchTransformer, EveryGradientEqualsPyTorch) {
-  attn::TransformerStep step = attn::transformer_step(weights(), batch());
-  const std::vector<attn::NamedParameter> grads = attn::model_parameters(step.gradients);
-  EXPECT_EQ(grads.size(),
-            5 + 16 * step.gradients.blocks.size());  // E, 16 per block, LN_f, W_U, b_U
-  for (const attn::NamedParameter& g : grads)
-    EXPECT_LE(gap(*g.value, block("gradient " + g.name)), kGradient) << g.name;
-}

@@ -50,34 +50,4 @@ TEST(AttentionTargetLoss, RejectsBadExamples) {
       attn::ShapeError);
 }
 
-TEST(Adam, FindsTheMinimumOfAQuadratic) {
-  arma::mat x = {{3.0, -2.0}};
-  const arma::mat target = {{0.5, 1.5}};
-  attn::Adam adam(0.1);
-  for (int step = 0; step < 500; ++step)
-    adam.step({&x}, {2.0 * (x - target)});
-  EXPECT_LT(arma::abs(x - target).max(), 1e-3);
-}
-
-TEST(Adam, FirstStepMovesEachEntryByTheLearningRate) {
-  // Bias correction makes the first update exactly -lr * sign(g) (up to epsilon).
-  arma::mat x = {{1.0, 1.0}};
-  attn::Adam adam(0.01);
-  adam.step({&x}, {arma::mat{{5.0, -0.001}}});
-  EXPECT_NEAR(x(0), 0.99, 1e-9);
-  EXPECT_NEAR(x(1), 1.01, 1e-5);
-}
-
-TEST(Adam, ShapesMustAgree) {
-  arma::mat x(2, 2, arma::fill::ones);
-  attn::Adam adam(0.1);
-  EXPECT_THROW(adam.step({&x}, {}), attn::ShapeError);
-  EXPECT_THROW(adam.step({&x}, {arma::mat(2, 3, arma::fill::ones)}), attn::ShapeError);
-  arma::mat y(2, 2, arma::fill::ones);
-  attn::Adam fresh(0.1);
-  fresh.step({&y}, {arma::mat(2, 2, arma::fill::ones)});
-  arma::mat bigger(3, 3, arma::fill::ones);
-  EXPECT_THROW(fresh.step({&bigger}, {arma::mat(3, 3, arma::fill::ones)}), attn::ShapeError);
-}
-
 }  // namespace

@@ -13,6 +13,7 @@
 #include <functional>
 #include <iosfwd>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace CLI {
@@ -31,6 +32,17 @@ struct ChapterInfo {
   /// What the chapter's numbers are checked against, as its report names it: `"the article"`,
   /// or the reference implementation of a chapter beyond the articles (`"numpy"`).
   std::string reference = "the article";
+};
+
+/// \brief A command-line value that the story could only judge once it had built what it needs
+///        (chapter 11's `--checkpoint`, which must belong to the run the corpus and tokenizer
+///        make). Thrown before anything is trained or written; run_chapter() prints it as the
+///        parser prints a bad command line, on stderr with the usage, and exits with 2.
+class CommandLineError : public std::invalid_argument {
+ public:
+  /// \brief \param option the option, `--checkpoint`. \param problem what is wrong with it.
+  CommandLineError(const std::string& option, const std::string& problem)
+      : std::invalid_argument(option + ": " + problem) {}
 };
 
 /// \brief What a chapter's story is handed: where to print, what to check, how to draw.
@@ -67,7 +79,8 @@ std::optional<int> parse_command_line(int argc, const char* const* argv, const C
 /// Every chapter accepts `--help`, `--no-plots`, `--plots DIR` (default: the build's `plots/`
 /// folder, wherever the program is started from; never the committed snapshot) and
 /// `--plots-in-terminal`. Exceptions from the story are
-/// caught and reported on stderr; none escapes.
+/// caught and reported on stderr; none escapes. A CommandLineError ends the run as a bad
+/// command line does (exit 2, with the usage); any other, as a failed run (exit 1).
 /// \param argc,argv the command line. \param info name and summary for `--help`.
 /// \param options adds the chapter's own options (may be empty).
 /// \param story the chapter's body.

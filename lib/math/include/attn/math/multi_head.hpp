@@ -62,6 +62,13 @@ std::vector<arma::mat> split_heads(const arma::mat& X, arma::uword heads);
 /// \throws InputError if \p blocks is empty.
 arma::mat concat_heads(const std::vector<arma::mat>& blocks);
 
+/// \brief A projection, \f$XW + b\f$: \p b added to every row, or nothing added if it is
+///        empty. Every projection of multi-head attention is one (and the GPT's KV-cached step
+///        makes its projections with it, so they cannot drift from these).
+/// \param X `(n × d_in)`. \param W `(d_in × d_out)`. \param b `(1 × d_out)` or empty.
+/// \return `(n × d_out)`. Shapes are not checked here: multi_head_attention() checks them.
+arma::mat affine(const arma::mat& X, const arma::mat& W, const arma::rowvec& b);
+
 /// \brief Multi-head attention of queries \p query over keys \p key and values \p value.
 /// \param query `X_q: (n × d_model)`. \param key `X_k: (m × d_model)`.
 /// \param value `X_v: (m × d_model)`. \param W the layer's weights.

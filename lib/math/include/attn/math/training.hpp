@@ -45,33 +45,4 @@ struct LossGradient {
 LossGradient attention_target_loss(const std::vector<AttentionExample>& examples,
                                    const arma::mat& W_Q, const arma::mat& W_K, double weight_decay);
 
-/// \brief The Adam optimiser (Kingma and Ba, 2015), one moment pair per parameter matrix.
-///
-/// For each parameter \f$\theta\f$ with gradient \f$g\f$, at step \f$t\f$:
-/// \f[ m \leftarrow \beta_1 m + (1-\beta_1) g, \quad v \leftarrow \beta_2 v + (1-\beta_2) g^2,
-///     \quad \theta \leftarrow \theta - \eta \, \frac{m / (1-\beta_1^t)}{\sqrt{v / (1-\beta_2^t)} +
-///     \epsilon} \f]
-class Adam {
- public:
-  /// \brief \param learning_rate \f$\eta\f$. \param beta1 \f$\beta_1\f$. \param beta2
-  /// \f$\beta_2\f$. \param epsilon \f$\epsilon\f$. \throws InputError unless \p learning_rate is
-  /// finite and at least 0, \p beta1 and
-  ///         \p beta2 are in [0, 1), and \p epsilon is finite and positive (NaN fails each).
-  explicit Adam(double learning_rate, double beta1 = 0.9, double beta2 = 0.999,
-                double epsilon = 1e-8);
-
-  /// \brief One update of every parameter from its gradient.
-  /// \param parameters the matrices to update, in a fixed order.
-  /// \param gradients one gradient per parameter, same shapes, same order.
-  /// \throws ShapeError if the counts or shapes disagree with each other or with earlier steps.
-  /// \throws InputError if a parameter is a null pointer or a gradient holds a NaN or an
-  ///         infinity (its index is named); nothing is updated then.
-  void step(const std::vector<arma::mat*>& parameters, const std::vector<arma::mat>& gradients);
-
- private:
-  double learning_rate_, beta1_, beta2_, epsilon_;
-  int steps_ = 0;
-  std::vector<arma::mat> first_, second_;
-};
-
 }  // namespace attn

@@ -1,4 +1,6 @@
-#include "checkpoint.hpp"
+#include "attn/gpt/checkpoint.hpp"
+
+#include <attn/math/validate.hpp>
 
 #include <fmt/format.h>
 
@@ -98,20 +100,22 @@ std::string first_difference(const std::string& saved, const std::string& wanted
 }  // namespace
 
 std::string run_fingerprint(const TransformerConfig& m, const TrainingSettings& s,
-                            const text::BpeTokenizer& tokenizer, std::string_view training) {
+                            const text::BpeTokenizer& tokenizer, std::string_view training,
+                            std::string_view evaluation) {
   std::string merges;
   for (const text::Merge& merge : tokenizer.merges())
     merges += fmt::format("{} {}\n", merge.left, merge.right);
   return fmt::format(
       "vocabulary {}\nd_model {}\nheads {}\nlayers {}\nd_ff {}\nmax_length {}\n"
       "positions {} learned {} tied {}\ndropout {}\n"
-      "steps {}\nbatch_windows {}\npeak_learning_rate {}\nfinal_learning_rate {}\n"
+      "steps {}\nbatch {}\npeak_learning_rate {}\nfinal_learning_rate {}\n"
       "warmup_steps {}\nweight_decay {}\nclip_norm {}\nevaluate_every {}\n"
-      "evaluation_tokens {}\nseed {}\nmerges {:016x}\ntraining_text {:016x}\n",
+      "evaluate_at_start {}\nseed {}\nmerges {:016x}\ntraining_text {:016x}\n"
+      "evaluation {}\n",
       m.vocabulary, m.d_model, m.heads, m.layers, m.d_ff, m.max_length, m.positions,
-      m.learned_positions, m.tied_embeddings, m.dropout, s.steps, s.batch_windows,
-      s.peak_learning_rate, s.final_learning_rate, s.warmup_steps, s.weight_decay, s.clip_norm,
-      s.evaluate_every, s.evaluation_tokens, s.seed, fnv1a(merges), fnv1a(training));
+      m.learned_positions, m.tied_embeddings, m.dropout, s.steps, s.batch, s.peak_learning_rate,
+      s.final_learning_rate, s.warmup_steps, s.weight_decay, s.clip_norm, s.evaluate_every,
+      s.evaluate_at_start, s.seed, fnv1a(merges), fnv1a(training), evaluation);
 }
 
 void save_checkpoint(const std::string& path, const std::string& fingerprint,
@@ -132,13 +136,11 @@ void save_checkpoint(const std::string& path, const std::string& fingerprint,
     w.number<std::int64_t>(p.step);
     w.number(p.learning_rate);
     w.number(p.training_loss);
-    w.number(p.held_out_bits);
+    w.number(p.held_out);
   }
-  // model_parameters() takes addresses only; nothing is written through them.
-  auto& weights = const_cast<TransformerWeights&>(state.weights);
-  const std::vector<NamedParameter> parameters = model_parameters(weights);
+  const std::vector<ConstParameter> parameters = gpt::parameters(state.weights);
   w.number<std::uint64_t>(parameters.size());
-  for (const NamedParameter& p : parameters) {
+  for (const ConstParameter& p : parameters) {
     w.text(p.name);
     w.matrix(*p.value);
   }
@@ -163,7 +165,11 @@ void save_checkpoint(const std::string& path, const std::string& fingerprint,
     throw InputError(fmt::format("cannot rename {} to {}: {}", partial, path, error.message()));
 }
 
-void check_checkpoint_header(const std::string& path) {
+namespace {
+
+// The file's bytes, once it is known to be a whole checkpoint of this format: a file that
+// starts with the magic, of this version, whose checksum matches its bytes.
+std::string read_checked(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::exists(path, error))
     throw InputError(fmt::format("cannot read the checkpoint {}: there is no such file", path));
@@ -172,35 +178,39 @@ void check_checkpoint_header(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InputError(fmt::format("cannot read the checkpoint {}", path));
-  std::string start(kMagic.size(), '\0');
-  if (!in.read(start.data(), static_cast<std::streamsize>(start.size())) || start != kMagic)
+  std::string file{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (file.compare(0, kMagic.size(), kMagic) != 0)
+    throw InputError(fmt::format("{} is not a checkpoint of this book's GPT (no {} at its start)",
+                                 path, kMagic));
+  constexpr std::size_t kChecksum = sizeof(std::uint64_t);
+  if (file.size() < kMagic.size() + sizeof(kVersion) + kChecksum)
+    throw InputError(fmt::format("{}: the checkpoint is truncated ({} bytes)", path, file.size()));
+  std::uint32_t version = 0;
+  std::memcpy(&version, file.data() + kMagic.size(), sizeof(version));
+  if (version != kVersion)
     throw InputError(
-        fmt::format("{} is not a checkpoint of this chapter (no {} at its start)", path, kMagic));
+        fmt::format("{}: checkpoint format {}, where this book reads {}", path, version, kVersion));
+  std::uint64_t stored = 0;
+  std::memcpy(&stored, file.data() + file.size() - kChecksum, kChecksum);
+  file.resize(file.size() - kChecksum);
+  if (stored != fnv1a(file))
+    throw InputError(fmt::format(
+        "{}: the checkpoint is corrupted or truncated (its checksum does not match its bytes)",
+        path));
+  return file;
+}
+
+}  // namespace
+
+void check_checkpoint_file(const std::string& path) {
+  read_checked(path);
 }
 
 TrainingState load_checkpoint(const std::string& path, const std::string& fingerprint,
                               const TransformerConfig& model) {
-  check_checkpoint_header(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError(fmt::format("cannot read the checkpoint {}", path));
-  const std::string file{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  constexpr std::size_t kChecksum = sizeof(std::uint64_t);
-  if (file.size() < kMagic.size() + sizeof(kVersion) + kChecksum)
-    throw InputError(fmt::format("{}: the checkpoint is truncated ({} bytes)", path, file.size()));
-  const std::string_view body(file.data(), file.size() - kChecksum);
-  std::uint64_t stored = 0;
-  std::memcpy(&stored, file.data() + body.size(), kChecksum);
+  const std::string body = read_checked(path);
   Reader r{body, path};
-  r.take(kMagic.size());
-  const auto version = r.number<std::uint32_t>();
-  if (version != kVersion)
-    throw InputError(fmt::format("{}: checkpoint format {}, where this chapter reads {}", path,
-                                 version, kVersion));
-  if (stored != fnv1a(body))
-    throw InputError(fmt::format(
-        "{}: the checkpoint is corrupted or truncated (its checksum does not match its bytes)",
-        path));
+  r.take(kMagic.size() + sizeof(kVersion));
   const std::string saved = r.text();
   if (saved != fingerprint)
     throw InputError(
@@ -222,14 +232,14 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
     p.step = r.number<std::int64_t>();
     p.learning_rate = r.number<double>();
     p.training_loss = r.number<double>();
-    p.held_out_bits = r.number<double>();
+    p.held_out = r.number<double>();
   }
-  const std::vector<NamedParameter> parameters = model_parameters(state.weights);
+  const std::vector<Parameter> parameters = gpt::parameters(state.weights);
   const auto count = r.number<std::uint64_t>();
   if (count != parameters.size())
     throw InputError(fmt::format("{}: the checkpoint has {} parameters, this model {}", path, count,
                                  parameters.size()));
-  for (const NamedParameter& p : parameters) {
+  for (const Parameter& p : parameters) {
     const std::string name = r.text();
     if (name != p.name)
       throw InputError(

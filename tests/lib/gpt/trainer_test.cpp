@@ -1,17 +1,19 @@
-// Chapter 11's training run (chapters/11_small_gpt/training.hpp): bits per byte is the sum of
+// The GPT's training loop (attn/gpt/trainer.hpp) and its text bridge (text.hpp), as chapter 11
+// runs them: bits per byte is the sum of
 // each token's cost under the documented window rule, divided by its bytes and ln 2; encode()
 // counts every byte once; only the blocks' matrices decay; start() draws the model from the
 // seed's stream; and each step of train() is the recipe it documents, draw for draw.
-#include <11_small_gpt/training.hpp>
+#include <attn/gpt/forward.hpp>
+#include <attn/gpt/text.hpp>
+#include <attn/gpt/trainer.hpp>
 #include <attn/math/layers.hpp>
 #include <attn/math/optimizer.hpp>
-#include <attn/math/transformer.hpp>
 #include <attn/math/validate.hpp>
 #include <attn/numpy/numpy_random.hpp>
 #include <attn/text/bpe.hpp>
 
 #include "bad_input.hpp"
-#include "tiny_run.hpp"
+#include "tiny_gpt.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,6 +22,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <numbers>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,13 +32,13 @@ namespace gpt = attn::gpt;
 using attn_bad_input::ThrowsNaming;
 
 // A vocabulary of 31 tokens, one block.
-attn::TransformerConfig config(arma::uword max_length, bool tied = true) {
+attn::gpt::TransformerConfig config(arma::uword max_length, bool tied = true) {
   return ch11_test::tiny_config(31, max_length, 1, tied);
 }
 
-attn::TransformerWeights model(arma::uword max_length) {
+attn::gpt::TransformerWeights model(arma::uword max_length) {
   attn::numpy::Generator rng = attn::numpy::default_rng(2024);
-  attn::TransformerWeights w = attn::init_transformer(
+  attn::gpt::TransformerWeights w = attn::gpt::init_transformer(
       config(max_length), [&](arma::uword r, arma::uword c) { return rng.normal(r, c); });
   w.embedding = rng.normal(w.embedding.n_rows, w.embedding.n_cols);  // far from uniform
   return w;
@@ -57,14 +60,14 @@ gpt::TokenText token_text(arma::uword n, std::uint64_t seed = 3) {
 // bits_per_byte() the slow way: token i (1 ≤ i < n) is scored from its own context, tokens
 // s ... i − 1, where s = 0 while i ≤ max_length, and after that the first multiple of the
 // stride max_length / 2 with s + max_length ≥ i (the window that scores i).
-double direct_bits_per_byte(const attn::TransformerWeights& w, const gpt::TokenText& text,
+double direct_bits_per_byte(const attn::gpt::TransformerWeights& w, const gpt::TokenText& text,
                             arma::uword n) {
   const arma::uword window = w.config.max_length;
   const arma::uword stride = std::max<arma::uword>(1, window / 2);
   double nats = 0.0, bytes = 0.0;
   for (arma::uword i = 1; i < n; ++i) {
     const arma::uword s = i <= window ? 0 : (i - window + stride - 1) / stride * stride;
-    const arma::mat logits = attn::sentence_logits(w, text.tokens.subvec(s, i - 1));
+    const arma::mat logits = attn::gpt::sentence_logits(w, text.tokens.subvec(s, i - 1));
     const arma::rowvec z = logits.row(logits.n_rows - 1);
     double sum = 0.0;
     for (const double x : z)
@@ -76,7 +79,7 @@ double direct_bits_per_byte(const attn::TransformerWeights& w, const gpt::TokenT
 }
 
 TEST(BitsPerByte, EqualsEachTokenScoredFromItsOwnWindow) {
-  const attn::TransformerWeights w8 = model(8);
+  const attn::gpt::TransformerWeights w8 = model(8);
   const gpt::TokenText text = token_text(40);
   // Shorter than a window, a window, one token more, and lengths that are no multiple of
   // the stride 4.
@@ -85,7 +88,7 @@ TEST(BitsPerByte, EqualsEachTokenScoredFromItsOwnWindow) {
     EXPECT_NEAR(gpt::bits_per_byte(w8, head), direct_bits_per_byte(w8, text, n), 1e-12)
         << "n = " << n;
   }
-  const attn::TransformerWeights w7 = model(7);  // stride 3
+  const attn::gpt::TransformerWeights w7 = model(7);  // stride 3
   for (const arma::uword n : {4, 7, 8, 11, 20, 40}) {
     gpt::TokenText head{text.tokens.head(n), text.lengths.head(n)};
     EXPECT_NEAR(gpt::bits_per_byte(w7, head), direct_bits_per_byte(w7, text, n), 1e-12)
@@ -94,7 +97,7 @@ TEST(BitsPerByte, EqualsEachTokenScoredFromItsOwnWindow) {
 }
 
 TEST(BitsPerByte, ScoresTheFirstTokensAskedFor) {
-  const attn::TransformerWeights w = model(8);
+  const attn::gpt::TransformerWeights w = model(8);
   const gpt::TokenText text = token_text(40, 5);
   EXPECT_NEAR(gpt::bits_per_byte(w, text, 13), direct_bits_per_byte(w, text, 13), 1e-12);
   const double all = direct_bits_per_byte(w, text, 40);
@@ -109,7 +112,7 @@ TEST(BitsPerByte, ScoresTheFirstTokensAskedFor) {
 }
 
 TEST(BitsPerByte, NeedsTwoTokens) {
-  const attn::TransformerWeights w = model(8);
+  const attn::gpt::TransformerWeights w = model(8);
   const gpt::TokenText text = token_text(5);
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
       [&] {
@@ -126,7 +129,7 @@ TEST(BitsPerByte, NeedsTwoTokens) {
 // hanging the suite.
 TEST(BitsPerByteDeathTest, AModelOfOnePositionScoresEachTokenFromTheOneBefore) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");  // BLAS may have started threads
-  const attn::TransformerWeights w = model(1);
+  const attn::gpt::TransformerWeights w = model(1);
   const gpt::TokenText text = token_text(6);
   const double want = direct_bits_per_byte(w, text, 6);
   EXPECT_EXIT(
@@ -161,13 +164,13 @@ TEST(Encode, CountsEveryByteOnce) {
 
 TEST(DecayedParameters, FlagsExactlyTheBlocksMatrices) {
   for (const bool tied : {true, false}) {
-    attn::TransformerConfig c = config(8, tied);
+    attn::gpt::TransformerConfig c = config(8, tied);
     c.layers = 2;
     attn::numpy::Generator rng = attn::numpy::default_rng(1);
-    attn::TransformerWeights w =
-        attn::init_transformer(c, [&](arma::uword r, arma::uword k) { return rng.normal(r, k); });
-    const std::vector<bool> flags = gpt::decayed_parameters(w);
-    const std::vector<attn::NamedParameter> parameters = attn::model_parameters(w);
+    attn::gpt::TransformerWeights w = attn::gpt::init_transformer(
+        c, [&](arma::uword r, arma::uword k) { return rng.normal(r, k); });
+    const std::vector<bool> flags = gpt::decay_flags(w);
+    const std::vector<attn::gpt::Parameter> parameters = attn::gpt::parameters(w);
     ASSERT_EQ(flags.size(), parameters.size());
     // embedding, positions, then 16 per block: ln1 (2), W_Q W_K W_V W_O (2-5), 4 biases,
     // ln2 (2), W1 (12), b1, W2 (14), b2; then lnf (2) and, untied, W_U and b_U.
@@ -185,28 +188,29 @@ TEST(DecayedParameters, FlagsExactlyTheBlocksMatrices) {
   }
 }
 
+const std::size_t kEvaluationTokens = 12;  // held-out tokens scored at each point
+
 gpt::TrainingSettings settings() {
   return {.steps = 3,
-          .batch_windows = 2,
+          .batch = 2,
           .peak_learning_rate = 2e-2,
           .final_learning_rate = 2e-3,
           .warmup_steps = 1,
           .weight_decay = 0.1,
           .clip_norm = 0.5,
           .evaluate_every = 2,
-          .evaluation_tokens = 12,
           .seed = 17};
 }
 
 TEST(Start, DrawsTheModelFromTheSeedsStreamAndNothingElse) {
-  const attn::TransformerConfig c = config(8);
+  const attn::gpt::TransformerConfig c = config(8);
   const gpt::TrainingState state = gpt::start(c, settings());
   attn::numpy::Generator rng = attn::numpy::default_rng(17);
-  attn::TransformerWeights want =
-      attn::init_transformer(c, [&](arma::uword r, arma::uword k) { return rng.normal(r, k); });
-  attn::TransformerWeights got = state.weights;
-  const std::vector<attn::NamedParameter> a = attn::model_parameters(got);
-  const std::vector<attn::NamedParameter> b = attn::model_parameters(want);
+  attn::gpt::TransformerWeights want = attn::gpt::init_transformer(
+      c, [&](arma::uword r, arma::uword k) { return rng.normal(r, k); });
+  attn::gpt::TransformerWeights got = state.weights;
+  const std::vector<attn::gpt::Parameter> a = attn::gpt::parameters(got);
+  const std::vector<attn::gpt::Parameter> b = attn::gpt::parameters(want);
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t k = 0; k < a.size(); ++k)
     EXPECT_TRUE(arma::all(arma::vectorise(*a[k].value == *b[k].value))) << a[k].name;
@@ -232,14 +236,14 @@ TEST(ScheduleOf, WarmsUpFromTheFirstStepAndEndsAtTheFinalRate) {
   EXPECT_NEAR(attn::learning_rate(schedule, 20), 2e-3, 1e-16);
 }
 
-// train()'s documented step, done here from the library's pieces: batch_windows windows of
+// train()'s documented step, done here from the library's pieces: `batch` windows of
 // max_length + 1 tokens at offsets ⌊u (N − max_length)⌋, u = rng.random(); transformer_step()
 // with dropout drawing from the same stream; clip_grad_norm(); AdamW at the schedule's rate.
 struct Replayed {
-  attn::TransformerWeights weights;
+  attn::gpt::TransformerWeights weights;
   attn::AdamWState optimizer;
   std::vector<double> losses;
-  std::vector<double> held_out_bits;  // after each step
+  std::vector<double> held_out;  // after each step
   attn::numpy::UInt128 rng_state;
 };
 
@@ -248,34 +252,44 @@ Replayed replay(const gpt::TrainingState& start, const gpt::TrainingSettings& s,
   Replayed out{start.weights, {}, {}, {}, {}};
   const arma::uword window = start.weights.config.max_length;
   attn::numpy::Generator rng(attn::numpy::PCG64(start.rng_state, start.rng_increment));
-  attn::AdamW optimizer(gpt::decayed_parameters(out.weights), s.weight_decay);
+  attn::AdamW optimizer(gpt::decay_flags(out.weights), s.weight_decay);
   const attn::UniformDraws uniform = [&rng] {
     return rng.random();
   };
   for (std::int64_t t = 0; t < s.steps; ++t) {
     std::vector<arma::uvec> windows;
-    for (arma::uword b = 0; b < s.batch_windows; ++b) {
+    for (arma::uword b = 0; b < s.batch; ++b) {
       const double u = rng.random();
       const auto offset =
           static_cast<arma::uword>(std::floor(u * static_cast<double>(training.n_elem - window)));
       windows.push_back(training.subvec(offset, offset + window));
     }
-    attn::TransformerStep step =
-        attn::transformer_step(out.weights, attn::pack_sentences(windows), &uniform);
+    attn::gpt::TransformerStep step =
+        attn::gpt::transformer_step(out.weights, attn::gpt::pack_sentences(windows), uniform);
     std::vector<arma::mat> gradients;
     std::vector<arma::mat*> parameters;
-    for (const attn::NamedParameter& g : attn::model_parameters(step.gradients))
+    for (const attn::gpt::Parameter& g : attn::gpt::parameters(step.gradients))
       gradients.push_back(*g.value);
-    for (const attn::NamedParameter& p : attn::model_parameters(out.weights))
+    for (const attn::gpt::Parameter& p : attn::gpt::parameters(out.weights))
       parameters.push_back(p.value);
     attn::clip_grad_norm(gradients, s.clip_norm);
     optimizer.step(parameters, gradients, attn::learning_rate(gpt::schedule_of(s), t));
     out.losses.push_back(step.loss);
-    out.held_out_bits.push_back(gpt::bits_per_byte(out.weights, held_out, s.evaluation_tokens));
+    out.held_out.push_back(gpt::bits_per_byte(out.weights, held_out, kEvaluationTokens));
   }
   out.optimizer = optimizer.state();
   out.rng_state = rng.bit_generator().state();
   return out;
+}
+
+// train() on chapter 11's batches and measurement: random windows of `training`, bits per
+// byte of the first kEvaluationTokens of `held_out`.
+void train_on(gpt::TrainingState& state, const gpt::TrainingSettings& s, const arma::uvec& training,
+              const gpt::TokenText& held_out, std::int64_t until,
+              const gpt::Progress& progress = {}) {
+  const arma::uword window = state.weights.config.max_length;
+  gpt::train(state, s, gpt::window_batches(training, window, s.batch),
+             gpt::held_out_bits(held_out, kEvaluationTokens), until, progress);
 }
 
 // A run of config(8) and settings() on `n` training tokens and 20 held-out ones, before its
@@ -298,15 +312,15 @@ TEST(Train, EachStepIsTheDocumentedRecipe) {
   const Replayed want = replay(state, s, training, held_out);
   std::vector<std::int64_t> steps;
   std::vector<double> losses;
-  gpt::train(state, s, training, held_out, s.steps, [&](std::int64_t step, double loss) {
-    steps.push_back(step);
-    losses.push_back(loss);
+  train_on(state, s, training, held_out, s.steps, [&](const gpt::StepReport& r) {
+    steps.push_back(r.step);
+    losses.push_back(r.loss);
   });
   EXPECT_EQ(steps, (std::vector<std::int64_t>{1, 2, 3}));
   EXPECT_EQ(losses, want.losses);
-  std::vector<attn::NamedParameter> a = attn::model_parameters(state.weights);
-  attn::TransformerWeights replayed = want.weights;
-  std::vector<attn::NamedParameter> b = attn::model_parameters(replayed);
+  std::vector<attn::gpt::Parameter> a = attn::gpt::parameters(state.weights);
+  attn::gpt::TransformerWeights replayed = want.weights;
+  std::vector<attn::gpt::Parameter> b = attn::gpt::parameters(replayed);
   std::string differ;
   for (std::size_t k = 0; k < a.size(); ++k)
     if (!arma::all(arma::vectorise(*a[k].value == *b[k].value)))
@@ -322,25 +336,25 @@ TEST(Train, EachStepIsTheDocumentedRecipe) {
   EXPECT_EQ(state.curve[0].step, 2);
   EXPECT_EQ(state.curve[0].learning_rate, attn::learning_rate(schedule, 1));
   EXPECT_EQ(state.curve[0].training_loss, (want.losses[0] + want.losses[1]) / 2);
-  EXPECT_EQ(state.curve[0].held_out_bits, want.held_out_bits[1]);
+  EXPECT_EQ(state.curve[0].held_out, want.held_out[1]);
   EXPECT_EQ(state.curve[1].step, 3);
   EXPECT_EQ(state.curve[1].learning_rate, attn::learning_rate(schedule, 2));
   EXPECT_EQ(state.curve[1].training_loss, want.losses[2]);
-  EXPECT_EQ(state.curve[1].held_out_bits, want.held_out_bits[2]);
+  EXPECT_EQ(state.curve[1].held_out, want.held_out[2]);
   EXPECT_EQ(state.loss_count, 0);
 }
 
 TEST(Train, StopsAtUntilAndAtTheLastStep) {
   auto [s, training, held_out, state] = small_run(30);
-  gpt::train(state, s, training, held_out, 1, {});
+  train_on(state, s, training, held_out, 1);
   EXPECT_EQ(state.step, 1);
   EXPECT_TRUE(state.curve.empty());
   EXPECT_EQ(state.loss_count, 1);
-  gpt::train(state, s, training, held_out, 100, {});
+  train_on(state, s, training, held_out, 100);
   EXPECT_EQ(state.step, 3);
   EXPECT_EQ(state.curve.size(), 2u);
   const gpt::TrainingState before = state;
-  gpt::train(state, s, training, held_out, 100, {});  // nothing left to do
+  train_on(state, s, training, held_out, 100);  // nothing left to do
   EXPECT_EQ(state.step, 3);
   EXPECT_EQ(state.rng_state.low, before.rng_state.low);
 }
@@ -349,21 +363,21 @@ TEST(Train, OneWindowOfTrainingTokensIsEnough) {
   // max_length + 1 tokens are one window, at offset ⌊u (N − max_length)⌋ = 0.
   auto [s, training, held_out, state] = small_run(9);
   const Replayed want = replay(state, s, training, held_out);
-  ASSERT_NO_THROW(gpt::train(state, s, training, held_out, s.steps, {}));
+  ASSERT_NO_THROW(train_on(state, s, training, held_out, s.steps));
   EXPECT_TRUE(arma::all(arma::vectorise(state.weights.embedding == want.weights.embedding)));
 }
 
 // A death test so that a division by zero fails this test instead of ending the suite.
 TEST(TrainDeathTest, RefusesMeasuringEveryZeroSteps) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  const attn::TransformerConfig c = config(8);
+  const attn::gpt::TransformerConfig c = config(8);
   gpt::TrainingSettings s = settings();
   s.evaluate_every = 0;
   EXPECT_EXIT(
       {
         gpt::TrainingState state = gpt::start(c, s);
         try {
-          gpt::train(state, s, token_text(30).tokens, token_text(20), s.steps, {});
+          train_on(state, s, token_text(30).tokens, token_text(20), s.steps);
         } catch (const attn::InputError& e) {
           std::exit(std::string(e.what()).find("evaluate_every") != std::string::npos ? 0 : 2);
         }
@@ -373,13 +387,26 @@ TEST(TrainDeathTest, RefusesMeasuringEveryZeroSteps) {
 }
 
 TEST(Train, RefusesTooFewTrainingTokens) {
-  const attn::TransformerConfig c = config(8);
+  const attn::gpt::TransformerConfig c = config(8);
   const gpt::TrainingSettings s = settings();
   gpt::TrainingState state = gpt::start(c, s);
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
-      [&] { gpt::train(state, s, token_text(8).tokens, token_text(20), s.steps, {}); },
-      "train: 8 training tokens"));
+      [&] { train_on(state, s, token_text(8).tokens, token_text(20), s.steps); },
+      "random_windows: 8 tokens; a window of 8 needs 9"));
   EXPECT_EQ(state.step, 0);
+}
+
+TEST(ProgressLine, OnlyOnATerminalAndEndsItsLineAtTheLastStep) {
+  std::ostringstream log;
+  EXPECT_FALSE(gpt::progress_line(log, false));
+  const gpt::Progress progress = gpt::progress_line(log, true);
+  ASSERT_TRUE(progress);
+  progress({.step = 3, .steps = 10, .loss = 1.5, .gradient_norm = 0.75, .learning_rate = 0.1});
+  EXPECT_EQ(log.str(), "\rtraining: step 3 of 10, loss 1.500, gradient norm 0.750 ");
+  progress({.step = 10, .steps = 10, .loss = 0.25, .gradient_norm = 2.0, .learning_rate = 0.1});
+  EXPECT_EQ(log.str(),
+            "\rtraining: step 3 of 10, loss 1.500, gradient norm 0.750 "
+            "\rtraining: step 10 of 10, loss 0.250, gradient norm 2.000 \n");
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 // give the same loss, logits, norm, learning rate and every parameter after every step within
 // 1e-10; the largest differences are recorded as test properties (--gtest_output=xml shows
 // them). One exception, which is arithmetic and not a disagreement: the key bias b_K.
+#include <attn/gpt/forward.hpp>
 #include <attn/math/optimizer.hpp>
-#include <attn/math/transformer.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -62,9 +62,9 @@ double gap(const arma::mat& ours, const arma::mat& theirs) {
 }
 
 // Chapter 11's model: the fixture's sizes, learned positions, tied embeddings, no dropout.
-attn::TransformerWeights torch_weights() {
+attn::gpt::TransformerWeights torch_weights() {
   const arma::mat c = at("config");
-  attn::TransformerWeights w;
+  attn::gpt::TransformerWeights w;
   w.config.vocabulary = static_cast<arma::uword>(c(0));
   w.config.d_model = static_cast<arma::uword>(c(1));
   w.config.heads = static_cast<arma::uword>(c(2));
@@ -75,18 +75,18 @@ attn::TransformerWeights torch_weights() {
   w.config.tied_embeddings = true;
   w.config.dropout = 0.0;
   w.blocks.resize(w.config.layers);
-  for (attn::BlockWeights& b : w.blocks)
+  for (attn::gpt::BlockWeights& b : w.blocks)
     b.attention.heads = w.config.heads;
-  for (attn::NamedParameter& p : attn::model_parameters(w))
+  for (attn::gpt::Parameter& p : attn::gpt::parameters(w))
     *p.value = at("weight " + p.name);
   return w;
 }
 
-attn::PackedBatch torch_batch() {
+attn::gpt::PackedBatch torch_batch() {
   std::vector<arma::uvec> windows;
   for (int k = 0; blocks().count("window " + std::to_string(k)) != 0; ++k)
     windows.push_back(arma::conv_to<arma::uvec>::from(at("window " + std::to_string(k))));
-  return attn::pack_sentences(windows);
+  return attn::gpt::pack_sentences(windows);
 }
 
 attn::WarmupCosine torch_schedule() {
@@ -98,23 +98,12 @@ attn::WarmupCosine torch_schedule() {
           .start_factor = s(4)};
 }
 
-// Chapter 11's rule (attn::gpt::decayed_parameters() in chapters/11_small_gpt/training.cpp,
-// which this library's tests cannot link): the matrices inside the blocks decay.
-std::vector<bool> block_matrices_decay(attn::TransformerWeights& weights) {
-  std::vector<bool> decays;
-  for (const attn::NamedParameter& p : attn::model_parameters(weights))
-    decays.push_back(p.name.find(".W_") != std::string::npos ||
-                     p.name.find(".W1") != std::string::npos ||
-                     p.name.find(".W2") != std::string::npos);
-  return decays;
-}
-
 }  // namespace
 
 TEST(TorchGpt, DecayFlagsAreTorchsParameterGroups) {
-  attn::TransformerWeights w = torch_weights();
-  const std::vector<attn::NamedParameter> parameters = attn::model_parameters(w);
-  const std::vector<bool> decays = block_matrices_decay(w);
+  attn::gpt::TransformerWeights w = torch_weights();
+  const std::vector<attn::gpt::Parameter> parameters = attn::gpt::parameters(w);
+  const std::vector<bool> decays = attn::gpt::decay_flags(w);
   const arma::mat theirs = at("decays");
   ASSERT_EQ(theirs.n_elem, parameters.size());
   for (std::size_t i = 0; i < parameters.size(); ++i)
@@ -125,10 +114,10 @@ TEST(TorchGpt, ThreeTrainingStepsEqualTorchs) {
   const arma::mat o = at("optimiser");
   const double beta1 = o(0), beta2 = o(1), epsilon = o(2), decay = o(3), max_norm = o(4);
   const auto steps = static_cast<int>(o(5));
-  attn::TransformerWeights weights = torch_weights();
-  const attn::PackedBatch batch = torch_batch();
+  attn::gpt::TransformerWeights weights = torch_weights();
+  const attn::gpt::PackedBatch batch = torch_batch();
   const attn::WarmupCosine schedule = torch_schedule();
-  attn::AdamW optimizer(block_matrices_decay(weights), decay, beta1, beta2, epsilon);
+  attn::AdamW optimizer(attn::gpt::decay_flags(weights), decay, beta1, beta2, epsilon);
   const double key_bias_tolerance = steps * schedule.peak * kZeroGradient / epsilon;
   double loss_gap = 0.0, logits_gap = 0.0, norm_gap = 0.0, rate_gap = 0.0, parameter_gap = 0.0,
          key_bias_gap = 0.0, key_bias_gradient = 0.0;
@@ -136,10 +125,10 @@ TEST(TorchGpt, ThreeTrainingStepsEqualTorchs) {
   std::vector<bool> clipped;
   for (int t = 0; t < steps; ++t) {
     const std::string step = "step " + std::to_string(t) + " ";
-    // chapter 11's training step (chapters/11_small_gpt/training.cpp), without dropout
-    attn::TransformerStep result = attn::transformer_step(weights, batch);
+    // the GPT trainer's step (lib/gpt/src/trainer.cpp), without dropout
+    attn::gpt::TransformerStep result = attn::gpt::transformer_step(weights, batch);
     std::vector<arma::mat> gradients;
-    for (const attn::NamedParameter& g : attn::model_parameters(result.gradients)) {
+    for (const attn::gpt::Parameter& g : attn::gpt::parameters(result.gradients)) {
       gradients.push_back(*g.value);
       if (is_key_bias(g.name)) {
         const double largest = arma::abs(*g.value).max();
@@ -150,7 +139,7 @@ TEST(TorchGpt, ThreeTrainingStepsEqualTorchs) {
     const double norm = attn::clip_grad_norm(gradients, max_norm);
     const double rate = attn::learning_rate(schedule, t);
     std::vector<arma::mat*> parameters;
-    for (const attn::NamedParameter& p : attn::model_parameters(weights))
+    for (const attn::gpt::Parameter& p : attn::gpt::parameters(weights))
       parameters.push_back(p.value);
     optimizer.step(parameters, gradients, rate);
 
@@ -167,7 +156,7 @@ TEST(TorchGpt, ThreeTrainingStepsEqualTorchs) {
     norm_gap = std::max(norm_gap, norm_difference);
     rate_gap = std::max(rate_gap, rate_difference);
     clipped.push_back(norm > max_norm);
-    for (const attn::NamedParameter& p : attn::model_parameters(weights)) {
+    for (const attn::gpt::Parameter& p : attn::gpt::parameters(weights)) {
       const double difference = gap(*p.value, at(step + "parameter " + p.name));
       if (is_key_bias(p.name)) {
         EXPECT_LE(difference, key_bias_tolerance)

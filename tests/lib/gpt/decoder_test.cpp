@@ -2,14 +2,14 @@
 // tokens that a whole forward pass over each token's context draws, the context following the
 // window rule it documents (a full window restarts on its last max_length / 2 tokens, a long
 // prompt is read from its last max_length / 2), one numpy rng.random() per token.
-#include <11_small_gpt/generation.hpp>
+#include <attn/gpt/decoder.hpp>
+#include <attn/gpt/forward.hpp>
 #include <attn/math/sampling.hpp>
-#include <attn/math/transformer.hpp>
 #include <attn/math/validate.hpp>
 #include <attn/numpy/numpy_random.hpp>
 
 #include "bad_input.hpp"
-#include "tiny_run.hpp"
+#include "tiny_gpt.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,14 +22,14 @@ using attn_bad_input::ThrowsNaming;
 
 // A vocabulary of 23 tokens, two blocks; its dropout of 0.1 is a training setting: generation
 // never drops out.
-attn::TransformerConfig config(arma::uword max_length) {
+attn::gpt::TransformerConfig config(arma::uword max_length) {
   return ch11_test::tiny_config(23, max_length, 2);
 }
 
 // A model whose distributions are far from uniform: N(0, 1) embeddings and positions.
-attn::TransformerWeights model(arma::uword max_length) {
+attn::gpt::TransformerWeights model(arma::uword max_length) {
   attn::numpy::Generator rng = attn::numpy::default_rng(1111);
-  attn::TransformerWeights w = attn::init_transformer(
+  attn::gpt::TransformerWeights w = attn::gpt::init_transformer(
       config(max_length), [&](arma::uword r, arma::uword c) { return rng.normal(r, c); });
   w.embedding = rng.normal(w.embedding.n_rows, w.embedding.n_cols);
   w.position_embedding = rng.normal(w.position_embedding.n_rows, w.position_embedding.n_cols);
@@ -39,7 +39,7 @@ attn::TransformerWeights model(arma::uword max_length) {
 // continue_text() recomputed without a cache: before each token, the context is the text from
 // `first` on; when it would need a position past the window, `first` moves to the last
 // max_length / 2 tokens (a restart); a prompt longer than the window starts there too.
-gpt::Continuation recomputed(const attn::TransformerWeights& w, const arma::uvec& prompt,
+gpt::Continuation recomputed(const attn::gpt::TransformerWeights& w, const arma::uvec& prompt,
                              std::size_t count, const attn::SamplingOptions& options,
                              attn::numpy::Generator& rng) {
   const arma::uword window = w.config.max_length, kept = window / 2;
@@ -54,7 +54,7 @@ gpt::Continuation recomputed(const attn::TransformerWeights& w, const arma::uvec
       ++out.restarts;
     }
     const arma::uvec context(std::vector<arma::uword>(text.begin() + first, text.end()));
-    const arma::mat logits = attn::sentence_logits(w, context);
+    const arma::mat logits = attn::gpt::sentence_logits(w, context);
     const arma::rowvec p = attn::next_token_distribution(logits.row(logits.n_rows - 1), options);
     text.push_back(attn::sample_token(p, rng.random()));
     drawn.push_back(text.back());
@@ -71,7 +71,7 @@ void expect_same(const gpt::Continuation& got, const gpt::Continuation& want) {
 }
 
 TEST(ContinueText, DrawsTheTokensAWholeForwardPassDraws) {
-  const attn::TransformerWeights w = model(8);
+  const attn::gpt::TransformerWeights w = model(8);
   const arma::uvec prompt{3, 14, 15, 9};
   for (const attn::SamplingOptions& options :
        {attn::SamplingOptions{}, attn::SamplingOptions{.temperature = 1.7},
@@ -86,7 +86,7 @@ TEST(ContinueText, DrawsTheTokensAWholeForwardPassDraws) {
 }
 
 TEST(ContinueText, RestartsOnTheLastHalfWindowPastMaxLength) {
-  const attn::TransformerWeights w = model(8);
+  const attn::gpt::TransformerWeights w = model(8);
   const arma::uvec prompt{3, 14, 15};
   attn::numpy::Generator rng = attn::numpy::default_rng(3);
   attn::numpy::Generator again = attn::numpy::default_rng(3);
@@ -102,7 +102,7 @@ TEST(ContinueText, RestartsOnTheLastHalfWindowPastMaxLength) {
 }
 
 TEST(ContinueText, AnOddWindowKeepsItsRoundedDownHalf) {
-  const attn::TransformerWeights w = model(7);
+  const attn::gpt::TransformerWeights w = model(7);
   const arma::uvec prompt{1, 2};
   attn::numpy::Generator rng = attn::numpy::default_rng(4);
   attn::numpy::Generator again = attn::numpy::default_rng(4);
@@ -113,7 +113,7 @@ TEST(ContinueText, AnOddWindowKeepsItsRoundedDownHalf) {
 }
 
 TEST(ContinueText, ReadsOnlyTheLastHalfWindowOfALongPrompt) {
-  const attn::TransformerWeights w = model(8);
+  const attn::gpt::TransformerWeights w = model(8);
   const arma::uvec prompt{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   attn::numpy::Generator rng = attn::numpy::default_rng(5);
   attn::numpy::Generator again = attn::numpy::default_rng(5);
@@ -137,7 +137,7 @@ TEST(ContinueText, ReadsOnlyTheLastHalfWindowOfALongPrompt) {
 }
 
 TEST(ContinueText, TakesOneDrawPerTokenSoASeedFixesTheText) {
-  const attn::TransformerWeights w = model(8);
+  const attn::gpt::TransformerWeights w = model(8);
   const arma::uvec prompt{7};
   attn::numpy::Generator a = attn::numpy::default_rng(9);
   attn::numpy::Generator b = attn::numpy::default_rng(9);
@@ -156,7 +156,7 @@ TEST(ContinueText, TakesOneDrawPerTokenSoASeedFixesTheText) {
 }
 
 TEST(ContinueText, TemperatureZeroIsGreedy) {
-  const attn::TransformerWeights w = model(8);
+  const attn::gpt::TransformerWeights w = model(8);
   const arma::uvec prompt{4, 8};
   attn::numpy::Generator rng = attn::numpy::default_rng(12);
   const gpt::Continuation got = gpt::continue_text(w, prompt, 14, {.temperature = 0.0}, rng);
@@ -166,7 +166,7 @@ TEST(ContinueText, TemperatureZeroIsGreedy) {
   for (arma::uword k = 0; k < 14; ++k) {
     if (text.size() - first > 8)
       first = text.size() - 4;
-    const arma::mat logits = attn::sentence_logits(
+    const arma::mat logits = attn::gpt::sentence_logits(
         w, arma::uvec(std::vector<arma::uword>(text.begin() + first, text.end())));
     text.push_back(logits.row(logits.n_rows - 1).index_max());
     EXPECT_EQ(got.tokens(k), text.back()) << "token " << k;
@@ -179,14 +179,14 @@ TEST(ContinueText, TemperatureZeroIsGreedy) {
 TEST(ContinueText, AModelOfOnePositionStillWrites) {
   // max_length 1: the half window kept at a restart is 0 tokens, but a token needs at least
   // the one before it; each token is drawn from the token before it alone.
-  const attn::TransformerWeights w = model(1);
+  const attn::gpt::TransformerWeights w = model(1);
   attn::numpy::Generator rng = attn::numpy::default_rng(14);
   attn::numpy::Generator again = attn::numpy::default_rng(14);
   gpt::Continuation got;
   ASSERT_NO_THROW(got = gpt::continue_text(w, arma::uvec{5}, 4, {}, rng));
   std::vector<arma::uword> text{5};
   for (arma::uword k = 0; k < 4; ++k) {
-    const arma::mat logits = attn::sentence_logits(w, arma::uvec{text.back()});
+    const arma::mat logits = attn::gpt::sentence_logits(w, arma::uvec{text.back()});
     text.push_back(
         attn::sample_token(attn::next_token_distribution(logits.row(0)), again.random()));
   }
@@ -196,7 +196,7 @@ TEST(ContinueText, AModelOfOnePositionStillWrites) {
 }
 
 TEST(ContinueText, RefusesAnEmptyPromptAndATokenOutsideTheVocabulary) {
-  const attn::TransformerWeights w = model(8);
+  const attn::gpt::TransformerWeights w = model(8);
   attn::numpy::Generator rng = attn::numpy::default_rng(15);
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(
       [&] { gpt::continue_text(w, arma::uvec{}, 3, {}, rng); }, "the prompt has no token"));
@@ -215,7 +215,7 @@ TEST(ContinueText, RefusesAnEmptyPromptAndATokenOutsideTheVocabulary) {
 TEST(ContinueText, RefusesATokenOutsideTheVocabularyInTheUnreadPartOfALongPrompt) {
   // The model reads only the last max_length / 2 tokens of a long prompt; the header still
   // promises that a prompt holding a token outside the vocabulary is refused, all of it.
-  const attn::TransformerWeights w = model(8);
+  const attn::gpt::TransformerWeights w = model(8);
   attn::numpy::Generator rng = attn::numpy::default_rng(16);
   const arma::uvec long_prompt{99, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   EXPECT_TRUE(ThrowsNaming<attn::InputError>(

@@ -2,7 +2,7 @@
 // test's own for the files it writes and reads.
 #pragma once
 
-#include <attn/math/transformer.hpp>
+#include <attn/gpt/forward.hpp>
 
 #include <gtest/gtest.h>
 
@@ -17,8 +17,8 @@ namespace ch11_test {
 
 /// Chapter 11's kind of model, tiny: d_model 8, 2 heads, d_ff 16, learned positions, dropout
 /// 0.1, tied embeddings unless `tied` is false.
-inline attn::TransformerConfig tiny_config(arma::uword vocabulary, arma::uword max_length,
-                                           arma::uword layers = 1, bool tied = true) {
+inline attn::gpt::TransformerConfig tiny_config(arma::uword vocabulary, arma::uword max_length,
+                                                arma::uword layers = 1, bool tied = true) {
   return {.vocabulary = vocabulary,
           .d_model = 8,
           .heads = 2,

@@ -1,16 +1,17 @@
-// The transformer grown for chapter 11 (attn/math/transformer.hpp): tied embeddings, learned
+// The GPT grown for chapter 11 (attn/gpt/model.hpp, forward.hpp): tied embeddings, learned
 // positions and dropout, each with its gradients against central finite differences, and the
-// KV-cached decoder against the whole forward pass.
+// KV-cached decoder (decoder.hpp) against the whole forward pass.
+#include <attn/gpt/decoder.hpp>
+#include <attn/gpt/forward.hpp>
 #include <attn/math/gradient_check.hpp>
 #include <attn/math/layers.hpp>
-#include <attn/math/transformer.hpp>
 #include <attn/math/validate.hpp>
 
 #include <gtest/gtest.h>
 
 #include "bad_input.hpp"
 #include "normal_inputs.hpp"
-#include "random_model.hpp"
+#include "random_gpt.hpp"
 
 #include <cmath>
 #include <random>
@@ -18,8 +19,8 @@
 namespace {
 
 // Chapter 11's kind of model, small: tied embeddings and learned positions.
-attn::TransformerConfig gpt_config() {
-  attn::TransformerConfig c;
+attn::gpt::TransformerConfig gpt_config() {
+  attn::gpt::TransformerConfig c;
   c.vocabulary = 9;
   c.d_model = 6;
   c.heads = 2;
@@ -49,17 +50,17 @@ struct RepeatableDraws {
 // Finite differences of a loss near 2 with a step of 1e-5 are good to about 1e-10.
 constexpr double kNoise = 1e-9;
 
-void expect_gradients_match(attn::TransformerWeights& w, const attn::PackedBatch& batch,
+void expect_gradients_match(attn::gpt::TransformerWeights& w, const attn::gpt::PackedBatch& batch,
                             const RepeatableDraws* draws, const char* what) {
   const auto step = [&] {
     if (draws == nullptr)
-      return attn::transformer_step(w, batch);
+      return attn::gpt::transformer_step(w, batch);
     const attn::UniformDraws uniform = draws->make();
-    return attn::transformer_step(w, batch, &uniform);
+    return attn::gpt::transformer_step(w, batch, uniform);
   };
-  attn::TransformerStep analytic = step();
-  std::vector<attn::NamedParameter> grads = attn::model_parameters(analytic.gradients);
-  std::vector<attn::NamedParameter> params = attn::model_parameters(w);
+  attn::gpt::TransformerStep analytic = step();
+  std::vector<attn::gpt::Parameter> grads = attn::gpt::parameters(analytic.gradients);
+  std::vector<attn::gpt::Parameter> params = attn::gpt::parameters(w);
   ASSERT_EQ(grads.size(), params.size());
   for (std::size_t k = 0; k < params.size(); ++k) {
     const arma::mat original = *params[k].value;
@@ -81,52 +82,53 @@ void expect_gradients_match(attn::TransformerWeights& w, const attn::PackedBatch
 }
 
 TEST(Gpt, TiedEmbeddingsAndLearnedPositionsHaveExactGradients) {
-  attn::TransformerWeights w = random_model(gpt_config(), 401);
-  expect_gradients_match(w, attn::pack_sentences(kSentences), nullptr, "tied, learned");
+  attn::gpt::TransformerWeights w = random_model(gpt_config(), 401);
+  expect_gradients_match(w, attn::gpt::pack_sentences(kSentences), nullptr, "tied, learned");
 }
 
 TEST(Gpt, GradientsThroughDropoutUseTheForwardPassMasks) {
-  attn::TransformerConfig c = gpt_config();
+  attn::gpt::TransformerConfig c = gpt_config();
   c.dropout = 0.3;
-  attn::TransformerWeights w = random_model(c, 402);
+  attn::gpt::TransformerWeights w = random_model(c, 402);
   const RepeatableDraws draws{7};
-  expect_gradients_match(w, attn::pack_sentences(kSentences), &draws, "dropout 0.3");
+  expect_gradients_match(w, attn::gpt::pack_sentences(kSentences), &draws, "dropout 0.3");
 }
 
 TEST(Gpt, TiedModelHasNoOutputMatrixAndCountsItsParameters) {
   for (const bool tied : {false, true})
     for (const bool learned : {false, true}) {
-      attn::TransformerConfig c = gpt_config();
+      attn::gpt::TransformerConfig c = gpt_config();
       c.tied_embeddings = tied;
       c.learned_positions = learned;
-      attn::TransformerWeights w = random_model(c, 403);
+      attn::gpt::TransformerWeights w = random_model(c, 403);
       arma::uword total = 0;
       bool has_output = false, has_positions = false;
-      for (const attn::NamedParameter& p : attn::model_parameters(w)) {
+      for (const attn::gpt::Parameter& p : attn::gpt::parameters(w)) {
         total += p.value->n_elem;
         has_output = has_output || p.name == "unembedding";
         has_positions = has_positions || p.name == "position_embedding";
       }
-      EXPECT_EQ(attn::parameter_count(c), total) << "tied " << tied << ", learned " << learned;
+      EXPECT_EQ(attn::gpt::parameter_count(c), total) << "tied " << tied << ", learned " << learned;
       EXPECT_EQ(has_output, !tied);
       EXPECT_EQ(has_positions, learned);
     }
 }
 
 TEST(Gpt, TiedLogitsAreTheFinalStateAgainstEachEmbeddingRow) {
-  const attn::TransformerWeights w = random_model(gpt_config(), 404);
-  const attn::TransformerForward f = attn::transformer_forward(w, {2, 7, 1}, {0});
+  const attn::gpt::TransformerWeights w = random_model(gpt_config(), 404);
+  const attn::gpt::TransformerForward f = attn::gpt::transformer_forward(w, {2, 7, 1}, {0});
   for (arma::uword i = 0; i < 3; ++i)
     for (arma::uword token = 0; token < 9; ++token)
       EXPECT_NEAR(f.logits(i, token), arma::dot(f.ln_f.y.row(i), w.embedding.row(token)), 1e-13);
 }
 
 TEST(Gpt, FreshTiedModelPredictsNearlyUniformly) {
-  attn::TransformerConfig c = gpt_config();
+  attn::gpt::TransformerConfig c = gpt_config();
   c.vocabulary = 300;
   c.d_model = 32;
-  const attn::TransformerWeights w = attn_test::fresh_model(c, attn_test::Normals(405));
-  const attn::TransformerStep step = attn::transformer_step(w, attn::pack_sentences(kSentences));
+  const attn::gpt::TransformerWeights w = attn_test::fresh_model(c, attn_test::Normals(405));
+  const attn::gpt::TransformerStep step =
+      attn::gpt::transformer_step(w, attn::gpt::pack_sentences(kSentences));
   EXPECT_NEAR(step.loss, std::log(300.0), 0.05);
 }
 
@@ -177,44 +179,44 @@ TEST(Dropout, RateZeroIsTheIdentityAndBadRatesAreRefused) {
   };
   EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::InputError>([&] { attn::dropout(x, 0.5, bad); },
                                                              "a draw of 1 is outside [0, 1)"));
-  attn::TransformerConfig c = gpt_config();
+  attn::gpt::TransformerConfig c = gpt_config();
   c.dropout = -0.1;
-  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::InputError>([&] { attn::parameter_count(c); },
+  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::InputError>([&] { attn::gpt::parameter_count(c); },
                                                              "dropout rate -0.1"));
 }
 
 TEST(Gpt, EvaluationIgnoresDropout) {
-  attn::TransformerConfig c = gpt_config();
+  attn::gpt::TransformerConfig c = gpt_config();
   c.dropout = 0.5;
-  const attn::TransformerWeights w = random_model(c, 406);
-  attn::TransformerWeights same = w;
+  const attn::gpt::TransformerWeights w = random_model(c, 406);
+  attn::gpt::TransformerWeights same = w;
   same.config.dropout = 0.0;
   const arma::uvec tokens{3, 1, 4, 1, 5};
-  EXPECT_TRUE(arma::approx_equal(attn::sentence_logits(w, tokens),
-                                 attn::sentence_logits(same, tokens), "absdiff", 0.0));
+  EXPECT_TRUE(arma::approx_equal(attn::gpt::sentence_logits(w, tokens),
+                                 attn::gpt::sentence_logits(same, tokens), "absdiff", 0.0));
 }
 
 // Each token's logits from the cache equal the last row of a forward pass over its prefix.
-TEST(CachedDecoder, EqualsTheWholeForwardPassWithin1e12) {
+TEST(Decoder, EqualsTheWholeForwardPassWithin1e12) {
   for (const bool tied : {false, true}) {
-    attn::TransformerConfig c = gpt_config();
+    attn::gpt::TransformerConfig c = gpt_config();
     c.tied_embeddings = tied;
     c.learned_positions = tied;
-    const attn::TransformerWeights w = random_model(c, 407);
+    const attn::gpt::TransformerWeights w = random_model(c, 407);
     const arma::uvec text{5, 0, 8, 8, 2, 7};
-    attn::CachedDecoder decoder(w);
+    attn::gpt::Decoder decoder(w);
     for (arma::uword t = 0; t < text.n_elem; ++t) {
       const arma::rowvec cached = decoder.append(text(t));
-      const arma::mat whole = attn::sentence_logits(w, text.head(t + 1));
+      const arma::mat whole = attn::gpt::sentence_logits(w, text.head(t + 1));
       EXPECT_LE(arma::abs(cached - whole.row(t)).max(), 1e-12) << "token " << t;
     }
     EXPECT_EQ(decoder.size(), text.n_elem);
   }
 }
 
-TEST(CachedDecoder, RefusesATokenPastTheContextOrOutsideTheVocabulary) {
-  const attn::TransformerWeights w = random_model(gpt_config(), 408);
-  attn::CachedDecoder decoder(w);
+TEST(Decoder, RefusesATokenPastTheContextOrOutsideTheVocabulary) {
+  const attn::gpt::TransformerWeights w = random_model(gpt_config(), 408);
+  attn::gpt::Decoder decoder(w);
   EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::InputError>(
       [&] { decoder.append(9); }, "token 9 is outside a vocabulary of 9"));
   for (arma::uword t = 0; t < 6; ++t)

@@ -1,15 +1,16 @@
-// Chapter 11's checkpoints (chapters/11_small_gpt/checkpoint.hpp): a run stopped, saved, loaded
-// and trained on ends bit for bit where the run that never stopped ends (weights, AdamW's
-// moments, the curve, the random stream), and a file that is truncated, corrupted, of another
-// run, empty or no checkpoint at all is refused with a message naming it and what is wrong.
-#include <11_small_gpt/checkpoint.hpp>
-#include <11_small_gpt/training.hpp>
+// The GPT's checkpoints (attn/gpt/checkpoint.hpp), of a run like chapter 11's: a run stopped,
+// saved, loaded and trained on ends bit for bit where the run that never stopped ends (weights,
+// AdamW's moments, the curve, the random stream), and a file that is truncated, corrupted, of
+// another run, empty or no checkpoint at all is refused with a message naming it and what is wrong.
+#include <attn/gpt/checkpoint.hpp>
+#include <attn/gpt/text.hpp>
+#include <attn/gpt/trainer.hpp>
 #include <attn/math/validate.hpp>
 #include <attn/numpy/numpy_random.hpp>
 #include <attn/text/bpe.hpp>
 
 #include "bad_input.hpp"
-#include "tiny_run.hpp"
+#include "tiny_gpt.hpp"
 
 #include <gtest/gtest.h>
 
@@ -37,28 +38,32 @@ const std::string kHeldOutText =
     "And God said, Let there be a firmament in the midst of the waters, and let it divide the "
     "waters from the waters.\n";
 
+const char* const kEvaluation = "bits per byte of the first 30 held-out tokens";
+
 // A run small enough to train in milliseconds, with dropout so that the random stream's
 // position matters after a resume.
 struct TinyRun {
   attn::text::BpeTokenizer tokenizer = attn::text::train_bpe(kTrainingText, 300);
-  attn::TransformerConfig model = ch11_test::tiny_config(tokenizer.vocab_size(), 8);
+  attn::gpt::TransformerConfig model = ch11_test::tiny_config(tokenizer.vocab_size(), 8);
   gpt::TrainingSettings settings{.steps = 7,
-                                 .batch_windows = 3,
+                                 .batch = 3,
                                  .peak_learning_rate = 1e-2,
                                  .final_learning_rate = 1e-3,
                                  .warmup_steps = 2,
                                  .weight_decay = 0.1,
                                  .clip_norm = 0.5,
                                  .evaluate_every = 2,
-                                 .evaluation_tokens = 30,
                                  .seed = 5};
   arma::uvec training = gpt::encode(tokenizer, kTrainingText).tokens;
   gpt::TokenText held_out = gpt::encode(tokenizer, kHeldOutText);
-  std::string fingerprint = gpt::run_fingerprint(model, settings, tokenizer, kTrainingText);
+  std::string fingerprint =
+      gpt::run_fingerprint(model, settings, tokenizer, kTrainingText, kEvaluation);
+  gpt::NextBatch batches = gpt::window_batches(training, model.max_length, settings.batch);
+  gpt::Evaluation measure = gpt::held_out_bits(held_out, 30);
 
   gpt::TrainingState trained_to(std::int64_t until) const {
     gpt::TrainingState state = gpt::start(model, settings);
-    gpt::train(state, settings, training, held_out, until, {});
+    gpt::train(state, settings, batches, measure, until);
     return state;
   }
 };
@@ -80,8 +85,8 @@ testing::AssertionResult same(const arma::mat& a, const arma::mat& b) {
 
 void expect_same_state(gpt::TrainingState& a, gpt::TrainingState& b) {
   EXPECT_EQ(a.step, b.step);
-  const std::vector<attn::NamedParameter> pa = attn::model_parameters(a.weights);
-  const std::vector<attn::NamedParameter> pb = attn::model_parameters(b.weights);
+  const std::vector<attn::gpt::Parameter> pa = attn::gpt::parameters(a.weights);
+  const std::vector<attn::gpt::Parameter> pb = attn::gpt::parameters(b.weights);
   ASSERT_EQ(pa.size(), pb.size());
   for (std::size_t k = 0; k < pa.size(); ++k)
     EXPECT_TRUE(same(*pa[k].value, *pb[k].value)) << pa[k].name;
@@ -101,14 +106,15 @@ void expect_same_state(gpt::TrainingState& a, gpt::TrainingState& b) {
     EXPECT_EQ(a.curve[k].step, b.curve[k].step) << "point " << k;
     EXPECT_EQ(a.curve[k].learning_rate, b.curve[k].learning_rate) << "point " << k;
     EXPECT_EQ(a.curve[k].training_loss, b.curve[k].training_loss) << "point " << k;
-    EXPECT_EQ(a.curve[k].held_out_bits, b.curve[k].held_out_bits) << "point " << k;
+    EXPECT_EQ(a.curve[k].held_out, b.curve[k].held_out) << "point " << k;
   }
   EXPECT_EQ(a.loss_sum, b.loss_sum);
   EXPECT_EQ(a.loss_count, b.loss_count);
 }
 
 // Loading the checkpoint at `path` into `model` is refused naming `what`.
-testing::AssertionResult load_refused(const std::string& path, const attn::TransformerConfig& model,
+testing::AssertionResult load_refused(const std::string& path,
+                                      const attn::gpt::TransformerConfig& model,
                                       const std::string& what) {
   return ThrowsNaming<attn::InputError>(
       [&] { gpt::load_checkpoint(path, run().fingerprint, model); }, what);
@@ -151,7 +157,7 @@ TEST(Checkpoint, AResumedRunEndsBitForBitWhereAnUnbrokenRunEnds) {
     gpt::save_checkpoint(path, r.fingerprint, first);
     gpt::TrainingState resumed = gpt::load_checkpoint(path, r.fingerprint, r.model);
     expect_same_state(resumed, first);  // what was saved is what is read
-    gpt::train(resumed, r.settings, r.training, r.held_out, r.settings.steps, {});
+    gpt::train(resumed, r.settings, r.batches, r.measure, r.settings.steps);
     expect_same_state(resumed, unbroken);
   }
 }
@@ -164,7 +170,7 @@ TEST(Checkpoint, TheRandomStreamIsPartOfWhatIsResumed) {
   gpt::TrainingState resumed = r.trained_to(3);
   const attn::numpy::Generator other = attn::numpy::default_rng(r.settings.seed);
   resumed.rng_state = other.bit_generator().state();
-  gpt::train(resumed, r.settings, r.training, r.held_out, r.settings.steps, {});
+  gpt::train(resumed, r.settings, r.batches, r.measure, r.settings.steps);
   EXPECT_FALSE(same(resumed.weights.embedding, unbroken.weights.embedding));
 }
 
@@ -241,10 +247,10 @@ TEST(Checkpoint, RefusesAFlippedByte) {
   }
   std::string version = bytes;
   version[9] = 1;  // format 257
-  EXPECT_TRUE(refused(bad, version, "checkpoint format 257, where this chapter reads 1"));
+  EXPECT_TRUE(refused(bad, version, "checkpoint format 257, where this book reads 1"));
   std::string magic = bytes;
   magic[0] = 'a';
-  EXPECT_TRUE(refused(bad, magic, "is not a checkpoint of this chapter"));
+  EXPECT_TRUE(refused(bad, magic, "is not a checkpoint of this book's GPT"));
   EXPECT_EQ(read_file(good), bytes);
 }
 
@@ -254,21 +260,23 @@ TEST(Checkpoint, RefusesAnotherRunsFileNamingTheFirstDifference) {
   const std::string path = dir.file("run.ckpt");
   gpt::TrainingSettings other_seed = r.settings;
   other_seed.seed = 6;
-  const std::string seed_6 = gpt::run_fingerprint(r.model, other_seed, r.tokenizer, kTrainingText);
+  const std::string seed_6 =
+      gpt::run_fingerprint(r.model, other_seed, r.tokenizer, kTrainingText, kEvaluation);
   gpt::save_checkpoint(path, seed_6, r.trained_to(1));
   const std::string bytes = read_file(path);
   EXPECT_TRUE(refused(path, bytes,
                       "was made for another run: it has \"seed 6\", this run "
                       "\"seed 5\""));
 
-  const std::string other_text =
-      gpt::run_fingerprint(r.model, r.settings, r.tokenizer, kTrainingText + "Amen.\n");
+  const std::string other_text = gpt::run_fingerprint(r.model, r.settings, r.tokenizer,
+                                                      kTrainingText + "Amen.\n", kEvaluation);
   gpt::save_checkpoint(path, other_text, r.trained_to(1));
   EXPECT_TRUE(refused(path, read_file(path), "this run \"training_text "));
 
-  attn::TransformerConfig wider = r.model;
+  attn::gpt::TransformerConfig wider = r.model;
   wider.d_ff = 32;
-  const std::string wider_run = gpt::run_fingerprint(wider, r.settings, r.tokenizer, kTrainingText);
+  const std::string wider_run =
+      gpt::run_fingerprint(wider, r.settings, r.tokenizer, kTrainingText, kEvaluation);
   gpt::save_checkpoint(path, wider_run, r.trained_to(1));
   EXPECT_TRUE(refused(path, read_file(path), "it has \"d_ff 32\", this run \"d_ff 16\""));
 }
@@ -276,8 +284,9 @@ TEST(Checkpoint, RefusesAnotherRunsFileNamingTheFirstDifference) {
 TEST(Checkpoint, RefusesAnEmptyFileAndAFileThatIsNoCheckpoint) {
   TempDir dir;
   const std::string path = dir.file("run.ckpt");
-  EXPECT_TRUE(refused(path, "", "is not a checkpoint of this chapter (no ATTN-GPT at its start)"));
-  EXPECT_TRUE(refused(path, "step 3 of 7\nloss 4.2\n", "is not a checkpoint of this chapter"));
+  EXPECT_TRUE(
+      refused(path, "", "is not a checkpoint of this book's GPT (no ATTN-GPT at its start)"));
+  EXPECT_TRUE(refused(path, "step 3 of 7\nloss 4.2\n", "is not a checkpoint of this book's GPT"));
   EXPECT_TRUE(refused(path, "ATTN-GP", "is not a checkpoint"));
   const std::string missing = dir.file("missing.ckpt");
   EXPECT_TRUE(load_refused(missing, run().model, "cannot read the checkpoint " + missing));
@@ -287,7 +296,7 @@ TEST(Checkpoint, RefusesAModelOfAnotherShapeUnderTheSameFingerprint) {
   // The fingerprint names the sizes, so only a caller passing another model than its run's
   // gets here; the first parameter of another shape is named.
   TempDir dir;
-  attn::TransformerConfig wider = run().model;
+  attn::gpt::TransformerConfig wider = run().model;
   wider.d_ff = 32;
   EXPECT_TRUE(
       load_refused(saved_run(dir, 1), wider,
@@ -298,7 +307,7 @@ TEST(Checkpoint, RefusesAModelWithMoreParametersNamingBothCounts) {
   TempDir dir;
   // Two more parameters, W_U and b_U: the file says how many parameters it holds, so the
   // loader names both counts instead of reading the bytes that follow as if they were a name.
-  attn::TransformerConfig untied = run().model;
+  attn::gpt::TransformerConfig untied = run().model;
   untied.tied_embeddings = false;
   EXPECT_TRUE(
       load_refused(saved_run(dir, 1), untied, "the checkpoint has 20 parameters, this model 22"));
@@ -318,17 +327,18 @@ TEST(RunFingerprint, NamesEverySettingOnItsOwnLine) {
   const std::string& f = r.fingerprint;
   for (const char* line :
        {"vocabulary 300\n", "d_model 8\n", "heads 2\n", "layers 1\n", "d_ff 16\n", "max_length 8\n",
-        "positions true learned true tied true\n", "dropout 0.1\n", "steps 7\n",
-        "batch_windows 3\n", "peak_learning_rate 0.01\n", "final_learning_rate 0.001\n",
-        "warmup_steps 2\n", "weight_decay 0.1\n", "clip_norm 0.5\n", "evaluate_every 2\n",
-        "evaluation_tokens 30\n", "seed 5\n"})
+        "positions true learned true tied true\n", "dropout 0.1\n", "steps 7\n", "batch 3\n",
+        "peak_learning_rate 0.01\n", "final_learning_rate 0.001\n", "warmup_steps 2\n",
+        "weight_decay 0.1\n", "clip_norm 0.5\n", "evaluate_every 2\n", "evaluate_at_start false\n",
+        "seed 5\n", "evaluation bits per byte of the first 30 held-out tokens\n"})
     EXPECT_NE(f.find(line), std::string::npos) << line;
   // The tokenizer and the text enter as hashes: another merge list, another line.
   const attn::text::BpeTokenizer smaller = attn::text::train_bpe(kTrainingText, 290);
-  const std::string other = gpt::run_fingerprint(r.model, r.settings, smaller, kTrainingText);
+  const std::string other =
+      gpt::run_fingerprint(r.model, r.settings, smaller, kTrainingText, kEvaluation);
   EXPECT_NE(other, f);
   EXPECT_EQ(other.substr(0, other.find("merges ")), f.substr(0, f.find("merges ")));
-  EXPECT_EQ(gpt::run_fingerprint(r.model, r.settings, r.tokenizer, kTrainingText), f);
+  EXPECT_EQ(gpt::run_fingerprint(r.model, r.settings, r.tokenizer, kTrainingText, kEvaluation), f);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 /// \file
-/// \brief Chapter 11's checkpoints: a training run saved to one file and resumed from it,
-///        bit for bit.
+/// \brief Checkpoints of a GPT's training run (chapter 11): the run saved to one file and
+///        resumed from it, bit for bit.
 ///
 /// The file, every number little-endian (k curve points, P parameters):
 ///
@@ -11,7 +11,7 @@
 /// | 8 + n | the run's fingerprint (run_fingerprint()): its length, its text |
 /// | 48 | the step, AdamW's step count, the random stream's state and increment |
 /// | 24 + 32k | the batch losses summed and counted, k, the curve points |
-/// | 8, then P times | P; each parameter's name, rows, columns, values (model_parameters()) |
+/// | 8, then P times | P; each parameter's name, rows, columns, values (parameters()) |
 /// | 8, then P times | AdamW's moment pairs (0 before its first step); each pair |
 /// | 8 | FNV-1a (64-bit) of every byte before it |
 ///
@@ -21,9 +21,9 @@
 /// saving leaves the previous checkpoint whole.
 #pragma once
 
-#include "training.hpp"
-
-#include <attn/math/validate.hpp>
+#include <attn/gpt/model.hpp>
+#include <attn/gpt/trainer.hpp>
+#include <attn/text/bpe.hpp>
 
 #include <string>
 #include <string_view>
@@ -31,12 +31,16 @@
 namespace attn::gpt {
 
 /// \brief What makes a checkpoint belong to a run, as text: the model's sizes, the training
-///        settings, and FNV-1a hashes of the tokenizer's merges and of the training text. A
-///        checkpoint is resumed only by a run with the same fingerprint.
+///        settings, FNV-1a hashes of the tokenizer's merges and of the training text, and how
+///        the run measures its curve. A checkpoint is resumed only by a run with the same
+///        fingerprint.
 /// \param model,settings the run. \param tokenizer its BPE. \param training its training text.
+/// \param evaluation what its Evaluation measures, in words (such as "bits per byte of the
+///        first 8192 held-out tokens"): a curve measured otherwise is another run's.
 /// \return one line per field, such as `d_model 128`.
 std::string run_fingerprint(const TransformerConfig& model, const TrainingSettings& settings,
-                            const text::BpeTokenizer& tokenizer, std::string_view training);
+                            const text::BpeTokenizer& tokenizer, std::string_view training,
+                            std::string_view evaluation);
 
 /// \brief Writes \p state to \p path (through `path.partial`, then a rename).
 /// \param path the file. \param fingerprint run_fingerprint() of the run. \param state the run.
@@ -44,11 +48,12 @@ std::string run_fingerprint(const TransformerConfig& model, const TrainingSettin
 void save_checkpoint(const std::string& path, const std::string& fingerprint,
                      const TrainingState& state);
 
-/// \brief The cheap part of load_checkpoint()'s refusals: \p path must be a file that starts
-///        with the magic. Nothing else is read, so a command line can be checked quickly.
-/// \param path the file. \throws InputError naming the file if it is not one, cannot be read,
-///        or does not start as a checkpoint of this chapter does.
-void check_checkpoint_header(const std::string& path);
+/// \brief The part of load_checkpoint()'s refusals that needs only the file: \p path must be
+///        a file that starts with the magic, of this format's version, whole, with a checksum
+///        that matches its bytes. A command line can be checked with it before the run's
+///        fingerprint is known.
+/// \param path the file. \throws InputError naming the file and what is wrong.
+void check_checkpoint_file(const std::string& path);
 
 /// \brief Reads a checkpoint written by save_checkpoint() for the run \p fingerprint names.
 /// \param path the file. \param fingerprint the run's. \param model the run's sizes.

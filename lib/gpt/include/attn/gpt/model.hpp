@@ -1,0 +1,180 @@
+/// \file
+/// \brief The GPT of chapters 10 and 11, a decoder-only transformer: its sizes, its weights
+///        and the typed list of its parameters. Its passes are in forward.hpp, one block's in
+///        block.hpp.
+///
+/// For input tokens \f$t_0 \dots t_{n-1}\f$ at positions \f$p_0 \dots p_{n-1}\f$:
+///
+/// \f[ x^{(0)}_i = E_{t_i} + P_{p_i} \f]
+/// \f[ u = x^{(l)} + \mathrm{MultiHead}\big(\mathrm{LN}_1(x^{(l)})\big), \qquad
+///     x^{(l+1)} = u + \mathrm{MLP}\big(\mathrm{LN}_2(u)\big) \f]
+/// \f[ z = \mathrm{LN}_f(x^{(L)})\, W_U + b_U
+///     \qquad\text{or, with tied embeddings,}\qquad z = \mathrm{LN}_f(x^{(L)})\, E^\top \f]
+///
+/// \f$E\f$ is the learned embedding `(V × d)`; \f$P\f$ the positions: chapter 07's sinusoidal
+/// table (fixed), a learned table `(max_length × d)`, or nothing (TransformerConfig::positions).
+/// MultiHead is the causal attention of chapter 08 with biases, MLP the GELU network of
+/// layers.hpp, LN layer norm. This is the "pre-norm" block: each branch reads a normalised copy
+/// of the residual stream and adds its result back. Row \f$i\f$ of the logits \f$z\f$ scores
+/// every token of the vocabulary as the token after \f$t_i\f$. With tied embeddings (GPT-2's
+/// choice, chapter 11) the output layer is the embedding read backwards: a token's logit is the
+/// dot product of the final state with that token's own embedding row, and the model has no
+/// \f$W_U, b_U\f$.
+///
+/// Training may drop out (chapter 11): with a rate \f$p > 0\f$ and a source of uniform draws,
+/// the forward pass applies dropout() to \f$x^{(0)}\f$ and to each branch's output before it is
+/// added to the residual stream (GPT-2's embedding and residual dropout; GPT-2 also drops the
+/// attention weights, which this model does not).
+#pragma once
+
+#include <attn/math/layers.hpp>
+#include <attn/math/multi_head.hpp>
+
+#include <armadillo>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+/// \brief The GPT layer: the model of chapters 10 and 11, its training and its decoding, built
+///        on the readable math of attn (and attn::text for real text, attn::numpy for the
+///        random stream).
+namespace attn::gpt {
+
+/// \brief The sizes of a model: everything that fixes the shapes of its weights.
+struct TransformerConfig {
+  arma::uword vocabulary = 0;      ///< \f$V\f$, the number of words.
+  arma::uword d_model = 0;         ///< \f$d\f$, the width of the residual stream (even).
+  arma::uword heads = 1;           ///< \f$h\f$, dividing \f$d\f$.
+  arma::uword layers = 1;          ///< \f$L\f$, the number of blocks.
+  arma::uword d_ff = 0;            ///< the MLP's hidden width.
+  arma::uword max_length = 0;      ///< the longest input; positions run from 0 to this − 1.
+  bool positions = true;           ///< whether \f$P\f$ is added (off for chapter 10's ablation).
+  bool learned_positions = false;  ///< \f$P\f$ learned `(max_length × d)`, not sinusoidal.
+  bool tied_embeddings = false;    ///< \f$z = \mathrm{LN}_f(x) E^\top\f$: no \f$W_U, b_U\f$.
+  double dropout = 0.0;            ///< \f$p \in [0, 1)\f$, applied only when training.
+};
+
+/// \brief One block's weights.
+struct BlockWeights {
+  arma::rowvec ln1_gamma;      ///< `(1 × d)`: the layer norm before attention.
+  arma::rowvec ln1_beta;       ///< `(1 × d)`.
+  MultiHeadWeights attention;  ///< four `(d × d)` matrices and four `(1 × d)` biases.
+  arma::rowvec ln2_gamma;      ///< `(1 × d)`: the layer norm before the MLP.
+  arma::rowvec ln2_beta;       ///< `(1 × d)`.
+  FeedForwardWeights mlp;      ///< `W1: (d × d_ff)`, `W2: (d_ff × d)` and their biases.
+};
+
+/// \brief All of a model's weights. The same type holds their gradients.
+struct TransformerWeights {
+  TransformerConfig config;          ///< the sizes.
+  arma::mat embedding;               ///< `E: (V × d)`, one row per word.
+  arma::mat position_embedding;      ///< `P: (max_length × d)` if learned, else empty.
+  std::vector<BlockWeights> blocks;  ///< \f$L\f$ blocks, the first applied first.
+  arma::rowvec lnf_gamma;            ///< `(1 × d)`: the final layer norm.
+  arma::rowvec lnf_beta;             ///< `(1 × d)`.
+  arma::mat unembedding;             ///< `W_U: (d × V)`, empty with tied embeddings.
+  arma::rowvec unembedding_bias;     ///< `b_U: (1 × V)`, empty with tied embeddings.
+};
+
+/// \brief Checks a model's sizes.
+/// \param config the sizes.
+/// \throws InputError if a size is 0, \f$d\f$ is odd with sinusoidal positions, positions are
+///         learned but off, \f$h \nmid d\f$ or the dropout rate is outside [0, 1).
+void check_config(const TransformerConfig& config);
+
+/// \brief Checks a model's weights against its sizes: the number of blocks, the embedding's,
+///        positions' and output layer's shapes (the blocks' inner shapes are checked by the
+///        layers that use them), and that every weight is finite.
+/// \param weights the model.
+/// \throws InputError as check_config() does, or naming a weight that holds a NaN or an
+///         infinity as parameters() names it (`blocks.0.attention.W_Q`).
+/// \throws ShapeError naming a weight whose shape is not the one its config gives it.
+void check_weights(const TransformerWeights& weights);
+
+/// \brief What a parameter is in the model, which decides how it is trained.
+enum class Role {
+  token_embedding,     ///< \f$E\f$ (also the output layer when tied).
+  position_embedding,  ///< \f$P\f$, when learned.
+  norm_gain,           ///< a layer norm's \f$\gamma\f$.
+  norm_shift,          ///< a layer norm's \f$\beta\f$.
+  block_matrix,        ///< a matrix inside a block: \f$W_Q, W_K, W_V, W_O, W_1, W_2\f$.
+  block_bias,          ///< a bias inside a block.
+  unembedding,         ///< \f$W_U\f$, without tied embeddings.
+  unembedding_bias,    ///< \f$b_U\f$, without tied embeddings.
+};
+
+/// \brief Whether AdamW's weight decay applies to a parameter of this role: to the matrices
+///        inside the blocks only. Biases and layer norms are not decayed (GPT-1's, minGPT's and
+///        nanoGPT's practice: decay pulls a gain towards 0, not towards its natural 1); nor are
+///        the embeddings, which, tied, are the output layer too, where decay would only shrink
+///        the rows of rare tokens. nanoGPT decays every matrix (`p.dim() >= 2`), the embedding
+///        included; minGPT spares it, as here.
+/// \param role what the parameter is. \return whether it decays.
+constexpr bool decays(Role role) {
+  return role == Role::block_matrix;
+}
+
+/// \brief One learned matrix of a model: its name (what PyTorch's `named_parameters()` would
+///        call it, `blocks.0.attention.W_Q`), its role, and where it is.
+/// \tparam Matrix `arma::mat` to change it, `const arma::mat` to read it.
+template <typename Matrix>
+struct ParameterOf {
+  std::string name;  ///< for messages, checkpoints and matching a fixture.
+  Role role;         ///< what it is.
+  Matrix* value;     ///< into the TransformerWeights it was taken from.
+  /// \brief Whether weight decay applies to it (gpt::decays()). \return the flag.
+  [[nodiscard]] bool decays() const { return gpt::decays(role); }
+};
+using Parameter = ParameterOf<arma::mat>;             ///< a parameter to change.
+using ConstParameter = ParameterOf<const arma::mat>;  ///< a parameter to read.
+
+/// \brief Every learned matrix of \p weights, in a fixed order: the embedding, the learned
+///        positions (if learned), then per block ln1 (gamma, beta), W_Q, W_K, W_V, W_O, b_Q, b_K,
+///        b_V, b_O, ln2 (gamma, beta), W1, b1, W2, b2; then the final layer norm, and
+///        \f$W_U\f$, \f$b_U\f$ unless the embeddings are tied.
+/// \param weights the model (or a gradient of it). \return pointers into \p weights.
+std::vector<Parameter> parameters(TransformerWeights& weights);
+
+/// \brief The same list, read-only. \param weights the model. \return pointers into it.
+std::vector<ConstParameter> parameters(const TransformerWeights& weights);
+
+/// \brief One flag per parameter, in the order of parameters(): whether it decays (decays()).
+/// \param weights the model. \return the flags AdamW takes.
+std::vector<bool> decay_flags(const TransformerWeights& weights);
+
+/// \brief The number of learned numbers: \f$Vd + L(4d^2 + 4d + 2 d\,d_{ff} + d_{ff} + d + 4d)
+///        + 2d\f$, plus \f$dV + V\f$ unless the embeddings are tied, plus
+///        \f$d \cdot \text{max\_length}\f$ if the positions are learned.
+/// \param config the sizes. \return the count.
+/// \throws InputError if a size is 0, \f$d\f$ is odd, \f$h \nmid d\f$ or the dropout rate is
+///         outside [0, 1).
+arma::uword parameter_count(const TransformerConfig& config);
+
+/// \brief A new model, drawn from \p standard_normal in the order of parameters():
+///        \f$E\f$ from \f$N(0, 1)\f$; every other matrix from \f$N(0, 1/\text{fan-in})\f$,
+///        except \f$W_U\f$ from \f$N(0, 0.02^2)\f$ so that the first logits are near 0 and the
+///        first loss near \f$\ln V\f$; biases 0; layer norms' gamma 1 and beta 0. With tied
+///        embeddings \f$E\f$ is the output layer too, so it is drawn from \f$N(0, 0.02^2)\f$
+///        for the same reason; learned positions are drawn from \f$N(0, 0.02^2)\f$ as well.
+/// \param config the sizes.
+/// \param standard_normal returns a `(rows × cols)` matrix of \f$N(0, 1)\f$ draws (the book
+///        passes numpy's `default_rng(seed).normal(size=(rows, cols))`).
+/// \return the weights.
+/// \throws InputError if a size is 0, \f$d\f$ is odd, \f$h \nmid d\f$, the dropout rate is
+///         outside [0, 1), or a draw holds a NaN or an infinity.
+/// \throws ShapeError if \p standard_normal returns a matrix of another shape than asked.
+TransformerWeights init_transformer(
+    const TransformerConfig& config,
+    const std::function<arma::mat(arma::uword, arma::uword)>& standard_normal);
+
+/// \brief How many of a text's last tokens a model keeps in view when the text no longer fits
+///        its context: \f$\max(\lfloor \text{max\_length}/2 \rfloor, 1)\f$. The book's one rule for
+///        text longer than the context: it is read in windows of max_length tokens, each new
+///        window starting on the last half of the one before, so every token is predicted from
+///        at least half a context. Scoring a text (bits_per_byte()) and continuing one
+///        (continue_text()) both follow it.
+/// \param config the model's sizes. \return the tokens kept.
+arma::uword kept_context(const TransformerConfig& config);
+
+}  // namespace attn::gpt

@@ -1,0 +1,46 @@
+/// \file
+/// \brief The bridge from real text to the model (chapter 11): a text's tokens with the bytes
+///        each stands for, and the model's cost on it in bits per byte.
+#pragma once
+
+#include <attn/gpt/model.hpp>
+#include <attn/gpt/trainer.hpp>
+#include <attn/text/bpe.hpp>
+
+#include <armadillo>
+
+#include <cstddef>
+#include <string>
+
+namespace attn::gpt {
+
+/// \brief Tokens of a text with how many bytes they stand for, for bits per byte.
+struct TokenText {
+  arma::uvec tokens;   ///< the text, encoded.
+  arma::uvec lengths;  ///< how many bytes each token stands for.
+};
+
+/// \brief Encodes \p text. \param tokenizer the BPE. \param text any bytes.
+/// \return the tokens and their lengths in bytes.
+TokenText encode(const text::BpeTokenizer& tokenizer, const std::string& text);
+
+/// \brief The model's cost in bits per byte: \f$\frac{1}{B \ln 2}\sum_i -\ln
+///        p(t_i \mid t_{<i})\f$ over tokens 1 ... n − 1, \f$B\f$ the bytes they stand for.
+///
+/// Each token is predicted from at least half a context (kept_context()): windows of
+/// max_length tokens start every kept_context() tokens and score the tokens no earlier window
+/// scored: their second half, and all of the first window.
+/// \param weights the model. \param text from encode(); \param tokens how many of its tokens
+///        to score (all if 0 or more than it has).
+/// \return bits per byte.
+/// \throws InputError if fewer than 2 tokens would be scored, or as sentence_logits() does.
+double bits_per_byte(const TransformerWeights& weights, const TokenText& text,
+                     std::size_t tokens = 0);
+
+/// \brief Chapter 11's measurement for the trainer: bits_per_byte() of the first \p tokens of
+///        \p held_out.
+/// \param held_out the held-out text, encoded (copied into the measurement).
+/// \param tokens how many of its tokens to score (all if 0). \return the Evaluation.
+Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens);
+
+}  // namespace attn::gpt

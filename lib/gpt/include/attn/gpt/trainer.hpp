@@ -1,0 +1,131 @@
+/// \file
+/// \brief The GPT's one training loop (chapters 10 and 11): batches from a source the caller
+///        chooses, AdamW with a warm-up and cosine schedule, gradient clipping, dropout, and a
+///        measurement every few steps, as PyTorch's loop does it:
+/// \code
+///   step = transformer_step(weights, batch, dropout)   // forward, cross-entropy, backward
+///   norm = clip_grad_norm(gradients, clip_norm)         // reported with each step
+///   optimizer.step(parameters, gradients, learning_rate(schedule, t))
+/// \endcode
+///
+/// Every random number of a run (the initial weights, the batches a source draws, every
+/// dropout mask) comes from one numpy `default_rng(seed)` stream, so a seed fixes the run; the
+/// stream's position is part of the state a checkpoint keeps (checkpoint.hpp). Chapter 10's
+/// constant-rate Adam is this loop with no warm-up, equal peak and final rates, no decay and
+/// no clipping.
+#pragma once
+
+#include <attn/gpt/batch.hpp>
+#include <attn/gpt/model.hpp>
+#include <attn/math/optimizer.hpp>
+#include <attn/numpy/numpy_random.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <limits>
+#include <vector>
+
+namespace attn::gpt {
+
+/// \brief Everything that fixes a training run besides the model's sizes and its data.
+struct TrainingSettings {
+  std::int64_t steps = 0;            ///< optimiser steps in all.
+  arma::uword batch = 0;             ///< sequences per step, each of at most max_length + 1.
+  double peak_learning_rate = 0.0;   ///< \f$\eta_{\max}\f$, reached at the end of the warm-up.
+  double final_learning_rate = 0.0;  ///< \f$\eta_{\min}\f$, where the cosine ends (step T).
+  std::int64_t warmup_steps = 0;     ///< steps of the linear warm-up.
+  double weight_decay = 0.0;         ///< AdamW's \f$\lambda\f$, for the parameters that decay().
+  /// The largest global gradient norm let through; infinity clips nothing.
+  double clip_norm = std::numeric_limits<double>::infinity();
+  std::int64_t evaluate_every = 0;  ///< steps between two measurements (at least 1).
+  bool evaluate_at_start = false;   ///< whether the curve begins with a point at step 0.
+  std::uint64_t seed = 0;           ///< of the one random stream.
+};
+
+/// \brief The schedule of \p settings as the optimiser reads it: step \f$t < W\f$ of the
+///        warm-up runs at \f$\eta_{\max}(t + 1)/(W + 1)\f$ (so the first step is not taken at
+///        rate 0), then the rate falls from \f$\eta_{\max}\f$ to \f$\eta_{\min}\f$ along a
+///        cosine until the last step; with equal rates it is constant.
+/// \param settings the run. \return the schedule (attn::learning_rate() reads it).
+WarmupCosine schedule_of(const TrainingSettings& settings);
+
+/// \brief One point of the learning curves.
+struct CurvePoint {
+  std::int64_t step = 0;       ///< steps taken when it was measured.
+  double learning_rate = 0.0;  ///< the rate of the last step (at step 0: of the first).
+  double training_loss = 0.0;  ///< mean batch loss (nats per token) of the steps since the
+                               ///< last point; at step 0, the first batch's, before any update.
+  double held_out = 0.0;       ///< what the run's Evaluation returned.
+};
+
+/// \brief Where a run stands: all a checkpoint keeps.
+struct TrainingState {
+  TransformerWeights weights;     ///< the model.
+  AdamWState optimizer;           ///< AdamW's moments and step count.
+  std::int64_t step = 0;          ///< steps taken.
+  numpy::UInt128 rng_state;       ///< the random stream's position...
+  numpy::UInt128 rng_increment;   ///< ...and its increment.
+  std::vector<CurvePoint> curve;  ///< the measurements so far.
+  double loss_sum = 0.0;          ///< batch losses since the last point, summed...
+  std::int64_t loss_count = 0;    ///< ...and counted.
+};
+
+/// \brief A fresh run: weights drawn from `default_rng(seed).normal` as init_transformer()
+///        says, nothing else drawn yet.
+/// \param model the sizes. \param settings the run. \return step 0.
+/// \throws InputError as init_transformer() does.
+TrainingState start(const TransformerConfig& model, const TrainingSettings& settings);
+
+/// \brief The batch a step trains on: \p step is the step about to be taken (from 0), \p rng
+///        the run's stream, for a source that draws (random_windows()).
+using NextBatch = std::function<PackedBatch(std::int64_t step, numpy::Generator& rng)>;
+
+/// \brief Chapter 11's batches, nanoGPT's: each step packs random_windows() of \p tokens.
+/// \param tokens the training text (copied into the source). \param window the model's
+///        max_length. \param batch windows per step. \return the source.
+NextBatch window_batches(const arma::uvec& tokens, arma::uword window, arma::uword batch);
+
+/// \brief The measurement of a CurvePoint, for example bits per byte of held-out text. It must
+///        not change the weights nor draw from the run's stream.
+using Evaluation = std::function<double(const TransformerWeights& weights)>;
+
+/// \brief What one step did, for a progress line or a log.
+struct StepReport {
+  std::int64_t step = 0;       ///< steps taken, this one included.
+  std::int64_t steps = 0;      ///< of the run.
+  double loss = 0.0;           ///< the batch's mean loss before the update (nats per token).
+  double gradient_norm = 0.0;  ///< the global norm before clipping.
+  double learning_rate = 0.0;  ///< the rate the step took.
+};
+
+/// \brief Called after every step.
+using Progress = std::function<void(const StepReport& report)>;
+
+/// \brief Whether the process's stderr is a terminal. \return isatty(2).
+bool stderr_is_terminal();
+
+/// \brief A Progress that rewrites one line on \p log ("training: step 120 of 800, loss 1.234,
+///        gradient norm 0.52") and ends it after the run's last step, when \p terminal;
+///        otherwise (stderr is a file, a pipe, a test's capture) an empty Progress, so nothing
+///        is written and a log gets no line per step.
+/// \param log where to write, a chapter's stderr. \param terminal whether \p log shows on a
+///        terminal. \return the callback.
+Progress progress_line(std::ostream& log, bool terminal = stderr_is_terminal());
+
+/// \brief Trains from where \p state is until step \p until (at most settings.steps): each
+///        step takes \p next_batch, runs transformer_step() with dropout drawn from the run's
+///        stream, clips the gradients to settings.clip_norm, and takes an AdamW step at the
+///        schedule's rate; every evaluate_every steps and at the last, a CurvePoint is added
+///        (and one at step 0 first, with evaluate_at_start). Stopping and calling again, with
+///        the same state, continues exactly as one call would have.
+/// \param state the run. \param settings its settings. \param next_batch its data.
+/// \param evaluate its measurement. \param until the step to stop at.
+/// \param progress called after each step (may be empty).
+/// \throws InputError if a setting is out of range (no step, no batch, evaluate_every below 1,
+///         a rate the schedule refuses, a negative decay, a clip norm that is not positive), or
+///         as transformer_step() and AdamW::step() do.
+void train(TrainingState& state, const TrainingSettings& settings, const NextBatch& next_batch,
+           const Evaluation& evaluate, std::int64_t until, const Progress& progress = {});
+
+}  // namespace attn::gpt

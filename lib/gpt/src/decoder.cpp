@@ -1,0 +1,110 @@
+#include "attn/gpt/decoder.hpp"
+
+#include <attn/gpt/block.hpp>
+#include <attn/gpt/forward.hpp>
+#include <attn/math/validate.hpp>
+
+#include <fmt/format.h>
+
+#include <functional>
+
+namespace attn::gpt {
+
+Decoder::Decoder(const TransformerWeights& weights) : weights_(&weights) {
+  check_weights(weights);
+  const arma::uword d_k = weights.config.d_model / weights.config.heads;
+  caches_.assign(weights.blocks.size(),
+                 std::vector<KVCache>(weights.config.heads, KVCache(d_k, d_k)));
+}
+
+arma::rowvec Decoder::append(arma::uword token) {
+  const TransformerWeights& w = *weights_;
+  const TransformerConfig& c = w.config;
+  if (token >= c.vocabulary)
+    throw InputError(
+        fmt::format("Decoder: token {} is outside a vocabulary of {}", token, c.vocabulary));
+  if (length_ >= c.max_length)
+    throw InputError(
+        fmt::format("Decoder: it holds {} tokens, the model's whole context (max_length); "
+                    "start a new decoder on the text's last tokens",
+                    length_));
+  //! [decoder-append]
+  arma::mat x = embed(w, arma::uvec{token}, arma::uvec{length_});  // (1 × d)
+  for (std::size_t l = 0; l < w.blocks.size(); ++l)
+    x = block_step(w.blocks[l], x, caches_[l]);
+  ++length_;
+  return unembed(w, layer_norm(x, w.lnf_gamma, w.lnf_beta).y);
+  //! [decoder-append]
+}
+
+namespace {
+
+// The one decoding loop; `choose` picks the next token from its logits.
+Continuation decode(const TransformerWeights& weights, const arma::uvec& prompt, std::size_t count,
+                    const std::function<arma::uword(const arma::rowvec&)>& choose,
+                    std::optional<arma::uword> stop) {
+  if (prompt.is_empty())
+    throw InputError("continue_text: the prompt has no token");
+  for (arma::uword i = 0; i < prompt.n_elem; ++i)  // the unread part of a long prompt too
+    if (prompt(i) >= weights.config.vocabulary)
+      throw InputError(
+          fmt::format("continue_text: token {} (position {} of the prompt) is "
+                      "outside a vocabulary of {}",
+                      prompt(i), i, weights.config.vocabulary));
+  const arma::uword window = weights.config.max_length;
+  const arma::uword kept = kept_context(weights.config);
+  Continuation out;
+  std::vector<arma::uword> text(prompt.begin(), prompt.end());
+  Decoder decoder(weights);
+  // Reads text[first ...] into a fresh cache; returns the logits after the last token.
+  const auto read_from = [&](std::size_t first) {
+    decoder = Decoder(weights);
+    arma::rowvec logits;
+    for (std::size_t i = first; i < text.size(); ++i)
+      logits = decoder.append(text[i]);
+    return logits;
+  };
+  const std::size_t start = prompt.n_elem > window ? prompt.n_elem - kept : 0;
+  out.prompt_read = prompt.n_elem - start;
+  const bool ends_with_stop = stop && text.back() == *stop;
+  std::vector<arma::uword> added;
+  //! [generation]
+  arma::rowvec logits = count > 0 && !ends_with_stop ? read_from(start) : arma::rowvec();
+  for (std::size_t k = 0; k < count && !ends_with_stop; ++k) {
+    const arma::uword next = choose(logits);
+    text.push_back(next);
+    added.push_back(next);
+    if (k + 1 == count || (stop && next == *stop))
+      break;
+    if (decoder.size() == window) {  // no position left: restart on the last `kept` tokens
+      ++out.restarts;
+      logits = read_from(text.size() - kept);
+    } else {
+      logits = decoder.append(next);
+    }
+  }
+  //! [generation]
+  out.tokens = arma::uvec(added);
+  return out;
+}
+
+}  // namespace
+
+Continuation continue_text(const TransformerWeights& weights, const arma::uvec& prompt,
+                           std::size_t count, const SamplingOptions& options, numpy::Generator& rng,
+                           std::optional<arma::uword> stop) {
+  const auto draw = [&](const arma::rowvec& logits) {
+    return sample_token(next_token_distribution(logits, options), rng.random());
+  };
+  return decode(weights, prompt, count, draw, stop);
+}
+
+Continuation continue_greedily(const TransformerWeights& weights, const arma::uvec& prompt,
+                               std::size_t count, std::optional<arma::uword> stop) {
+  const auto most_likely = [](const arma::rowvec& logits) {
+    return logits.index_max();
+  };
+  return decode(weights, prompt, count, most_likely, stop);
+}
+
+}  // namespace attn::gpt

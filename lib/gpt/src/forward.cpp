@@ -1,0 +1,142 @@
+#include "attn/gpt/forward.hpp"
+
+#include <attn/math/positions.hpp>
+#include <attn/math/validate.hpp>
+
+#include <fmt/format.h>
+
+#include <utility>
+
+namespace attn::gpt {
+
+arma::mat embed(const TransformerWeights& w, const arma::uvec& tokens,
+                const arma::uvec& positions) {
+  const TransformerConfig& c = w.config;
+  arma::mat x = w.embedding.rows(tokens);  // (N × d)
+  if (c.learned_positions)
+    x += w.position_embedding.rows(positions);
+  else if (c.positions)
+    x += sinusoidal_positions(c.max_length, c.d_model).rows(positions);
+  return x;
+}
+
+arma::mat unembed(const TransformerWeights& w, const arma::mat& final_state) {
+  if (w.config.tied_embeddings)
+    return final_state * w.embedding.t();  // (N × d)(d × V)
+  arma::mat logits = final_state * w.unembedding;
+  logits.each_row() += w.unembedding_bias;
+  return logits;
+}
+
+TransformerForward transformer_forward(const TransformerWeights& w, const arma::uvec& tokens,
+                                       const arma::uvec& starts,
+                                       const UniformDraws& dropout_draws) {
+  const TransformerConfig& c = w.config;
+  check_config(c);
+  if (tokens.n_elem == 0)
+    throw InputError("transformer_forward: there are no tokens");
+  const arma::uvec positions = positions_in_sentences(tokens.n_elem, starts);
+  for (arma::uword i = 0; i < tokens.n_elem; ++i) {
+    if (tokens(i) >= c.vocabulary)
+      throw InputError(
+          fmt::format("transformer_forward: token {} at row {} is outside a "
+                      "vocabulary of {}",
+                      tokens(i), i, c.vocabulary));
+    if (positions(i) >= c.max_length)
+      throw InputError(
+          fmt::format("transformer_forward: the sentence starting at row {} is "
+                      "longer than max_length {}",
+                      i - positions(i), c.max_length));
+  }
+  const std::vector<SequenceRows> sequences = sequence_rows(tokens.n_elem, starts);
+  check_weights(w);
+  const Dropping dropping{.rate = c.dropout, .draws = dropout_draws};
+  TransformerForward f;
+  //! [forward]
+  f.x0 = dropping.apply(embed(w, tokens, positions), f.x0_keep);  // (N × d)
+  const arma::mat* x = &f.x0;                                     // the residual stream
+  for (const BlockWeights& b : w.blocks) {
+    f.blocks.push_back(block_forward(b, *x, sequences, dropping));
+    x = &f.blocks.back().output;
+  }
+  f.ln_f = layer_norm(*x, w.lnf_gamma, w.lnf_beta);
+  f.logits = unembed(w, f.ln_f.y);  // (N × V)
+  //! [forward]
+  return f;
+}
+
+TransformerWeights transformer_backward(const TransformerWeights& w, const arma::uvec& tokens,
+                                        const arma::uvec& starts, const TransformerForward& f,
+                                        const arma::mat& dlogits) {
+  if (dlogits.n_rows != f.logits.n_rows || dlogits.n_cols != f.logits.n_cols)
+    throw ShapeError(fmt::format("transformer_backward: the logits' gradient is {}, the logits {}",
+                                 shape_of(dlogits), shape_of(f.logits)));
+  require_finite("dlogits", dlogits);
+  if (tokens.n_elem != f.x0.n_rows || f.blocks.size() != w.blocks.size())
+    throw ShapeError(
+        fmt::format("transformer_backward: {} tokens and {} blocks, but the forward "
+                    "pass has {} rows and {} blocks",
+                    tokens.n_elem, w.blocks.size(), f.x0.n_rows, f.blocks.size()));
+  for (arma::uword i = 0; i < tokens.n_elem; ++i)
+    if (tokens(i) >= w.embedding.n_rows)
+      throw InputError(
+          fmt::format("transformer_backward: token {} at row {} is outside a "
+                      "vocabulary of {}",
+                      tokens(i), i, w.embedding.n_rows));
+  const std::vector<SequenceRows> sequences = sequence_rows(tokens.n_elem, starts);
+  TransformerWeights g;
+  g.config = w.config;
+  g.blocks.resize(w.blocks.size());
+  //! [backward]
+  arma::mat d_final;  // ∂L/∂LN_f(x), (N × d)
+  if (w.config.tied_embeddings) {
+    g.embedding = dlogits.t() * f.ln_f.y;  // z = LN_f(x) Eᵀ: E's first share of its gradient
+    d_final = dlogits * w.embedding;
+  } else {
+    g.unembedding = f.ln_f.y.t() * dlogits;
+    g.unembedding_bias = arma::sum(dlogits, 0);
+    d_final = dlogits * w.unembedding.t();
+  }
+  const LayerNormGradients lnf = layer_norm_backward(f.ln_f, w.lnf_gamma, d_final);
+  g.lnf_gamma = lnf.dgamma;
+  g.lnf_beta = lnf.dbeta;
+  arma::mat dx = lnf.dx;  // ∂L/∂x, flowing down the residual stream
+  for (std::size_t l = w.blocks.size(); l-- > 0;) {
+    BlockGradients block = block_backward(w.blocks[l], f.blocks[l], sequences, dx);
+    g.blocks[l] = std::move(block.weights);
+    dx = std::move(block.dx);
+  }
+  // x0 = E[tokens] + P[positions]: each row's gradient goes to its token's row of E and, if
+  // the positions are learned, to its position's row of P.
+  if (!f.x0_keep.is_empty())
+    dx %= f.x0_keep;  // through the embeddings' dropout
+  if (g.embedding.is_empty())
+    g.embedding.zeros(w.embedding.n_rows, w.embedding.n_cols);
+  for (arma::uword i = 0; i < tokens.n_elem; ++i)
+    g.embedding.row(tokens(i)) += dx.row(i);
+  if (w.config.learned_positions) {
+    const arma::uvec positions = positions_in_sentences(tokens.n_elem, starts);
+    g.position_embedding.zeros(w.position_embedding.n_rows, w.position_embedding.n_cols);
+    for (arma::uword i = 0; i < tokens.n_elem; ++i)
+      g.position_embedding.row(positions(i)) += dx.row(i);
+  }
+  //! [backward]
+  return g;
+}
+
+TransformerStep transformer_step(const TransformerWeights& w, const PackedBatch& batch,
+                                 const UniformDraws& dropout_draws) {
+  TransformerForward f = transformer_forward(w, batch.tokens, batch.starts, dropout_draws);
+  const CrossEntropy ce = cross_entropy(f.logits, batch.targets);
+  TransformerWeights g = transformer_backward(w, batch.tokens, batch.starts, f, ce.dlogits);
+  return {ce.loss, std::move(f.logits), std::move(g)};
+}
+
+arma::mat sentence_logits(const TransformerWeights& w, const arma::uvec& tokens) {
+  if (tokens.n_elem == 0 || tokens.n_elem > w.config.max_length)
+    throw InputError(fmt::format("sentence_logits: {} tokens; the model reads 1 to {}",
+                                 tokens.n_elem, w.config.max_length));
+  return transformer_forward(w, tokens, arma::uvec{0}).logits;
+}
+
+}  // namespace attn::gpt
