@@ -2,6 +2,11 @@
 #             [GOLDEN_UNTIL text]):
 # registers chapter NN, whose story is chapters/NN_slug/main.cpp.
 #
+# The registry is the global property ATTN_CHAPTERS: each chapter's NN_slug, in the order of the
+# add_chapter lines, which is the reading order. tests/fuzz/CMakeLists.txt makes the fuzzer's
+# table of chapters from it, and the test repo.chapter_registry checks against it what a person
+# writes about each chapter (chapters/CMakeLists.txt lists what that is).
+#
 # The chapter's own material, every other *.cpp in its folder (its examples, its experiment),
 # is the library attn::chNN, which links attn::book, the LINKS targets and the libraries of the
 # earlier chapters it USES. Its headers are included as <NN_slug/name.hpp> from elsewhere
@@ -54,9 +59,14 @@ endfunction()
 
 function(add_chapter folder)
   cmake_parse_arguments(C "" "GOLDEN_UNTIL" "USES;LINKS;QUICK_ARGS" ${ARGN})
-  string(REGEX MATCH "^([0-9][0-9])_" _ ${folder})
+  if(NOT folder MATCHES "^([0-9][0-9])_[a-z0-9_]+$")
+    message(FATAL_ERROR "add_chapter(${folder}): a chapter's folder is NN_slug, such as 05_scaling")
+  endif()
   set(nn ${CMAKE_MATCH_1})
   set(exe ch${folder})
+  # The registry: the book's chapters in reading order, for the fuzzer's table of chapters and
+  # for the check of the pages and exercises (repo.chapter_registry).
+  set_property(GLOBAL APPEND PROPERTY ATTN_CHAPTERS ${folder})
   file(GLOB material CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/*.cpp)
   list(REMOVE_ITEM material ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/main.cpp)
   set(library attn::book)

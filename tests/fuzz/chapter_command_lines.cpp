@@ -5,14 +5,17 @@
 // Each chapter's main.cpp is compiled into this program unchanged, with two names swapped by
 // the preprocessor (tests/fuzz/CMakeLists.txt): its `main` becomes chapter_NN_main, and its call
 // to attn::run_chapter() becomes a call to attn::parse_only() below, which parses the command
-// line exactly as run_chapter() does and then returns instead of telling the story.
+// line exactly as run_chapter() does and then returns instead of telling the story. The table of
+// chapters, attn::fuzz::kChapters, is generated from the chapters registered with add_chapter()
+// (chapter_programs.hpp.in).
 //
 // Input: the first byte picks the chapter; the rest is the arguments, separated by newlines or
 // NUL bytes. The promise checked: every command line ends in exit code 0 (--help, or a command
 // line the story would run with) or 2 (a bad one), and nothing throws, crashes or leaks.
 #include <attn/book/chapter.hpp>
 
-#include <array>
+#include "chapter_programs.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -21,18 +24,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-int chapter_01_main(int argc, char** argv);
-int chapter_02_main(int argc, char** argv);
-int chapter_03_main(int argc, char** argv);
-int chapter_04_main(int argc, char** argv);
-int chapter_05_main(int argc, char** argv);
-int chapter_06_main(int argc, char** argv);
-int chapter_07_main(int argc, char** argv);
-int chapter_08_main(int argc, char** argv);
-int chapter_09_main(int argc, char** argv);
-int chapter_10_main(int argc, char** argv);
-int chapter_11_main(int argc, char** argv);
 
 namespace attn {
 
@@ -51,24 +42,8 @@ int parse_only(int argc, char** argv, const ChapterInfo& info, const Story& stor
 
 namespace {
 
-struct ChapterProgram {
-  const char* name;
-  int (*main)(int, char**);
-};
-
-const std::array<ChapterProgram, 11> kChapters = {{
-    {"ch01_raw_attention", chapter_01_main},
-    {"ch02_nimbus_raw", chapter_02_main},
-    {"ch03_qkv_projections", chapter_03_main},
-    {"ch04_self_attention", chapter_04_main},
-    {"ch05_scaling", chapter_05_main},
-    {"ch06_trained_head", chapter_06_main},
-    {"ch07_positions", chapter_07_main},
-    {"ch08_masks_and_heads", chapter_08_main},
-    {"ch09_at_scale", chapter_09_main},
-    {"ch10_tiny_transformer", chapter_10_main},
-    {"ch11_small_gpt", chapter_11_main},
-}};
+using attn::fuzz::ChapterProgram;
+using attn::fuzz::kChapters;
 
 // The usage and error messages go nowhere while fuzzing: printing them would be most of the
 // time spent. They are put back when the program ends.
