@@ -1,12 +1,8 @@
 # Every dependency is a Debian package (scripts/install-deps lists them); nothing is downloaded.
 
-# Armadillo: CMake's own FindArmadillo module. Debian's ArmadilloConfig.cmake is shipped only as
-# documentation, so we wrap what the module finds in an INTERFACE target of our own.
+# Armadillo: CMake's own FindArmadillo module, wrapped in the target Armadillo::Armadillo.
 find_package(Armadillo REQUIRED)
-add_library(attn_armadillo INTERFACE)
-add_library(Armadillo::Armadillo ALIAS attn_armadillo)
-target_include_directories(attn_armadillo SYSTEM INTERFACE ${ARMADILLO_INCLUDE_DIRS})
-target_link_libraries(attn_armadillo INTERFACE ${ARMADILLO_LIBRARIES})
+include(ArmadilloTarget)
 
 find_package(fmt REQUIRED)      # libfmt-dev: Python-style format specs ({:8.2f})
 find_package(CLI11 REQUIRED)    # libcli11-dev: command-line options of every chapter

@@ -1,0 +1,82 @@
+// A program of a reader's own that uses the installed library: it includes the layers' headers
+// from the install prefix, links attn::math, attn::fast, attn::text and attn::numpy, and prints
+// one checked result of each. Exit status: 0 when every check holds, 1 when one does not.
+#include <attn/fast/streaming.hpp>
+#include <attn/math/attention.hpp>
+#include <attn/math/mask.hpp>
+#include <attn/numpy/numpy_random.hpp>
+#include <attn/text/bpe.hpp>
+
+#include <fmt/format.h>
+#include <armadillo>
+
+#include <cmath>
+#include <string>
+#include <string_view>
+
+namespace {
+
+bool all_hold = true;
+
+void check(bool holds, std::string_view what) {
+  if (!holds) {
+    fmt::print("FAILED: {}\n", what);
+    all_hold = false;
+  }
+}
+
+// Causal scaled dot-product attention on three tokens: the last one sees all three, with
+// weights softmax((1, 2, 2) / sqrt 2); the first sees only itself.
+arma::mat three_tokens() {
+  return {{1.0, 0.0}, {0.0, 2.0}, {1.0, 1.0}};
+}
+
+void use_math() {
+  const arma::mat E = three_tokens();
+  const auto a = attn::attend(E, E, E, attn::score_scale(2), attn::Mask::causal(3));
+  fmt::print("math: causal attention, last token's weights {:.10f} {:.10f} {:.10f}\n",
+             a.weights(2, 0), a.weights(2, 1), a.weights(2, 2));
+  check(a.weights(0, 1) == 0.0 && a.weights(0, 2) == 0.0, "the first token sees only itself");
+  check(std::abs(a.weights(2, 0) - 1.0 / (1.0 + 2.0 * std::exp(1.0 / std::sqrt(2.0)))) < 1e-14,
+        "the last token's first weight is 1 / (1 + 2 e^(1/sqrt 2))");
+}
+
+// The same attention by the fast layer's streaming pass (BLAS, OpenMP).
+void use_fast() {
+  const arma::mat E = three_tokens();
+  const auto fast =
+      attn::fast::streaming_attention(E, E, E, attn::score_scale(2), {.causal = true});
+  const auto plain = attn::attend(E, E, E, attn::score_scale(2), attn::Mask::causal(3));
+  const bool same = arma::approx_equal(fast.output, plain.output, "absdiff", 1e-12);
+  fmt::print("fast: streaming attention {} attend()\n", same ? "equals" : "differs from");
+  check(same, "the fast layer's streaming attention equals the math layer's attend()");
+}
+
+// A byte-level BPE tokenizer learned from one sentence, and the sentence round-tripped.
+void use_text() {
+  const std::string sentence = "the cat sat on the mat, and the cat sat on the hat";
+  const auto tokenizer = attn::text::train_bpe(sentence, 256 + 8);
+  const auto ids = tokenizer.encode(sentence);
+  const bool round_trip = tokenizer.decode(ids) == sentence;
+  fmt::print("text: {} merges, {} bytes as {} tokens, decoded {}\n", tokenizer.merges().size(),
+             sentence.size(), ids.size(), round_trip ? "to the same text" : "wrongly");
+  check(round_trip, "the tokenizer decodes what it encoded");
+}
+
+// numpy's default_rng(0).normal(), which numpy gives as 0.1257302210933933.
+void use_numpy() {
+  auto rng = attn::numpy::default_rng(0);
+  const double x = rng.normal();
+  fmt::print("numpy: default_rng(0).normal() = {:.10f}\n", x);
+  check(std::abs(x - 0.1257302210933933) < 1e-14, "numpy's first normal of seed 0");
+}
+
+}  // namespace
+
+int main() {
+  use_math();
+  use_fast();
+  use_text();
+  use_numpy();
+  return all_hold ? 0 : 1;
+}
