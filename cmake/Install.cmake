@@ -1,6 +1,7 @@
 # The installed package: `cmake --install build --prefix DIR` puts the library's layers, their
 # headers and static libraries, in DIR with a CMake package, so that a project of a reader's own
-# says find_package(attn REQUIRED) and links attn::math, attn::fast, attn::text or attn::numpy.
+# says find_package(attn REQUIRED) and links attn::math, attn::fast, attn::text, attn::numpy or
+# attn::gpt.
 # attn_layer() (lib/CMakeLists.txt) installs each layer into the export set attnTargets; this
 # file installs that export and the package's config and version files. The test repo.install
 # builds tests/install/consumer, a project of that kind, against a fresh install.
