@@ -39,14 +39,15 @@ void use_threads(int threads) {
 
 // Starts a new peak of resident memory and returns what is resident now.
 double memory_baseline() {
-  attn::reset_peak_resident();
-  return static_cast<double>(attn::resident_memory().now);
+  attn::book::reset_peak_resident();
+  return static_cast<double>(attn::book::resident_memory().now);
 }
 
 void report(benchmark::State& state, double flops, double baseline) {
   state.counters["GFLOPs"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["added_MB"] = (static_cast<double>(attn::resident_memory().peak) - baseline) / 1e6;
+  state.counters["added_MB"] =
+      (static_cast<double>(attn::book::resident_memory().peak) - baseline) / 1e6;
 }
 
 // 4 n² d: two GEMMs of 2 n² d each; a causal pass computes about half of the pairs.
@@ -60,7 +61,8 @@ void Reference(benchmark::State& state) {
   const Inputs<double> in(n);
   const double baseline = memory_baseline();
   for (auto _ : state)
-    benchmark::DoNotOptimize(attn::scaled_dot_product_attention(in.Q, in.K, in.V).output.memptr());
+    benchmark::DoNotOptimize(
+        attn::math::scaled_dot_product_attention(in.Q, in.K, in.V).output.memptr());
   report(state, attention_flops(n, false), baseline);
 }
 

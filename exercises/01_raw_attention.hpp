@@ -9,7 +9,7 @@ namespace attn::exercises {
 /// \brief Exercise 1.1: the softmax of one row of scores, written by hand.
 ///
 /// Return the weights \f$w_j = e^{s_j} / \sum_k e^{s_k}\f$ for the row of scores \f$s\f$,
-/// with a loop of your own (attn::softmax is the answer, so leave it alone). The test gives
+/// with a loop of your own (attn::math::softmax is the answer, so leave it alone). The test gives
 /// the scores of "bank" from chapter 01, [0.2 1.0 0.7], and expects the article's weights
 /// [0.21 0.46 0.34]; it also gives scores near 1000, where a careless softmax returns NaN.
 ///

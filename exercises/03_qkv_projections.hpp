@@ -36,9 +36,9 @@ struct OneQuery {
 ///
 /// \par Hint
 /// Armadillo multiplies a row by a matrix directly: `x * W.W_Q`. Check the shapes before you
-/// multiply, or Armadillo throws its own error, which names no operand; attn::shape_of(m) writes
-/// a shape the way the book does, `(1 × 3)`.
-TokenQKV project_token(const arma::rowvec& x, const Projections& W);
+/// multiply, or Armadillo throws its own error, which names no operand; attn::math::shape_of(m)
+/// writes a shape the way the book does, `(1 × 3)`.
+TokenQKV project_token(const arma::rowvec& x, const math::Projections& W);
 
 /// \brief Exercise 3.2: one query against every key.
 ///

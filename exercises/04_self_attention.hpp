@@ -41,6 +41,6 @@ double uniform_from_bits(std::uint64_t bits);
 /// \par Hint
 /// The values take no part in the weights, so \f$W_V\f$ is not needed. \f$d_k\f$ is the number
 /// of columns of \f$W_K\f$, here 4, not the width of the embeddings, 8.
-arma::mat self_attention_weights(const arma::mat& X, const Projections& W);
+arma::mat self_attention_weights(const arma::mat& X, const math::Projections& W);
 
 }  // namespace attn::exercises

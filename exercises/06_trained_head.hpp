@@ -29,7 +29,7 @@ struct AdamMoments {
 /// AdamMoments) stand for zeros of \p theta's shape. A \p gradient whose shape is not \p theta's
 /// must throw std::invalid_argument. The test checks that a first step moves every entry by
 /// about the learning rate \f$\eta\f$ (chapter 06 trains with 0.05) against the sign of its
-/// gradient, that several steps land where the library's attn::AdamW does with no decay, that
+/// gradient, that several steps land where the library's attn::math::AdamW does with no decay, that
 /// a zero gradient leaves \p theta where it is, and that \p moments keeps \f$m\f$ and \f$v\f$
 /// themselves (the corrections go into the step only).
 ///
@@ -44,7 +44,7 @@ struct AdamMoments {
 /// \f$\hat m = g\f$ and \f$\hat v = g^2\f$, so the step is \f$\eta\, g / (|g| + \epsilon)\f$,
 /// about \f$\eta\f$ however large or small the gradient is; without them \f$m\f$ would start at
 /// a tenth of the gradient. Add \f$\epsilon\f$ after taking the square root, as the formula
-/// does (attn::AdamW too); it is what keeps a zero gradient from dividing 0 by 0.
+/// does (attn::math::AdamW too); it is what keeps a zero gradient from dividing 0 by 0.
 void adam_update(arma::mat& theta, const arma::mat& gradient, AdamMoments& moments,
                  double learning_rate, double beta1 = 0.9, double beta2 = 0.999,
                  double epsilon = 1e-8);

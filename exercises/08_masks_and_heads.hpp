@@ -14,8 +14,8 @@ namespace attn::exercises {
 /// makes the attention causal: entry \f$(i, j)\f$ is 0 where query \f$i\f$ may attend to key
 /// \f$j\f$, that is \f$j \le i\f$ (the diagonal included), and \f$-\infty\f$ above the diagonal,
 /// where \f$j > i\f$. That is the library's convention too: the test compares your matrix with
-/// attn::Mask::causal(n).additive() for several \p n, down to n = 1, whose mask is [0]. It then
-/// adds your mask to scores and takes each row's softmax: every weight above the diagonal must
+/// attn::math::Mask::causal(n).additive() for several \p n, down to n = 1, whose mask is [0]. It
+/// then adds your mask to scores and takes each row's softmax: every weight above the diagonal must
 /// be exactly 0, and the first row must put exactly 1 on its own token, as chapter 08's first
 /// "the" does (1.00).
 ///
@@ -35,9 +35,9 @@ arma::mat causal_additive_mask(arma::uword n);
 /// \p X has one row per token and \f$d\f$ columns. Cut it into \p heads blocks of columns of
 /// equal width \f$d / h\f$ and return them in order: head \f$k\f$ gets columns \f$k\,d/h\f$ up to,
 /// but not including, \f$(k+1)\,d/h\f$, as chapter 08 splits its \f$Q\f$ (5 × 8) into 2 heads
-/// of (5 × 4). The test compares your blocks with attn::split_heads() and puts them back side
-/// by side with attn::concat_heads(), which must give \p X again. If \p heads is 0 or does not
-/// divide \f$d\f$, throw std::invalid_argument whose message contains both numbers, \f$d\f$ and
+/// of (5 × 4). The test compares your blocks with attn::math::split_heads() and puts them back side
+/// by side with attn::math::concat_heads(), which must give \p X again. If \p heads is 0 or does
+/// not divide \f$d\f$, throw std::invalid_argument whose message contains both numbers, \f$d\f$ and
 /// \p heads, in decimal: the test looks for each of them in the message.
 ///
 /// \param X `(n × d)`. \param heads how many heads share the columns.

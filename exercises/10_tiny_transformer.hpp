@@ -14,11 +14,11 @@ namespace attn::exercises {
 /// by \f$d\f$, as PyTorch's `nn.LayerNorm` does) and \f$\epsilon\f$ is \p eps. Given \p dy, the
 /// gradient \f$\partial L / \partial y\f$ of some loss, return \f$\partial L / \partial x\f$, a
 /// row of \f$d\f$ numbers; \f$\beta\f$ does not change it, so it is not a parameter. The test
-/// compares your row with attn::layer_norm_backward() on a one-row matrix and with central
+/// compares your row with attn::math::layer_norm_backward() on a one-row matrix and with central
 /// finite differences of \f$L = \sum_j dy_j\, y_j\f$, and checks that its entries sum to 0. If
 /// \p gamma or \p dy does not have as many entries as \p x, throw std::invalid_argument whose
 /// message names the shape of \p x and the shape that does not fit it, both written as
-/// attn::shape_of() writes them (`(1 × 4)`, from `<attn/math/validate.hpp>`).
+/// attn::math::shape_of() writes them (`(1 × 4)`, from `<attn/math/validate.hpp>`).
 ///
 /// \param x one row `(1 × d)`. \param gamma the scale `(1 × d)`.
 /// \param dy \f$\partial L / \partial y\f$ `(1 × d)`. \param eps added to the variance.
@@ -43,8 +43,8 @@ arma::rowvec layer_norm_backward_row(const arma::rowvec& x, const arma::rowvec& 
 /// loss. The test checks that equal logits over chapter 10's 35 words give \f$\ln 35\f$, the
 /// loss of a model that knows nothing (the chapter's first held-out loss, 3.5593, is close to
 /// it); that logits near 1000 give the same loss as the same logits moved down to near 0; and
-/// that your loss equals attn::cross_entropy() on one row. A \p target that is not a column of
-/// \p logits must throw std::out_of_range.
+/// that your loss equals attn::math::cross_entropy() on one row. A \p target that is not a column
+/// of \p logits must throw std::out_of_range.
 ///
 /// \param logits one row of scores over the vocabulary `(1 × V)`.
 /// \param target the index of the right word.

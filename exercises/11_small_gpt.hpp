@@ -79,11 +79,11 @@ std::optional<attn::text::Merge> bpe_merge_step(std::vector<CountedPiece>& piece
 /// For example, \f$q = (1/8, 1/4, 1/2, 1/8)\f$ and \f$p = 3/4\f$ keep tokens 2 and 1, whose
 /// mass is exactly \f$3/4\f$, and give \f$(0, 1/3, 2/3, 0)\f$. The test checks that example, ties,
 /// the first token and the bad values of \p p by hand, then holds your row to
-/// attn::next_token_distribution() with the same top_p, the filter the chapter samples its last
-/// text with, on hundreds of random logits, temperatures and top-k.
+/// attn::math::next_token_distribution() with the same top_p, the filter the chapter samples its
+/// last text with, on hundreds of random logits, temperatures and top-k.
 ///
 /// \param probabilities \f$q\f$ `(1 × V)`: non-negative, summing to 1, as
-///        attn::next_token_distribution() returns.
+///        attn::math::next_token_distribution() returns.
 /// \param p the mass the nucleus must reach, in \f$(0, 1]\f$.
 /// \return `(1 × V)`: the nucleus, renormalised, in the order of \p probabilities.
 ///

@@ -21,7 +21,7 @@
 namespace {
 
 // Article 004's embeddings, shared with the tests (money_bank_river.cpp, beside this file).
-const attn::examples::MoneyBankRiver kText = attn::examples::money_bank_river();
+const attn::ch01::MoneyBankRiver kText = attn::ch01::money_bank_river();
 const std::vector<std::string>& kTokens = kText.tokens;
 const arma::mat& kEmbeddings = kText.embeddings;  // E: (3 × 2)
 const arma::uword kBank = kText.bank;
@@ -42,9 +42,9 @@ std::string python_print(const std::string& label, const arma::mat& values, int 
   return label + " " + attn::numpy::array_str(attn::numpy::round(values, decimals));
 }
 
-void bank_asks(attn::Chapter& ch) {
+void bank_asks(attn::book::Chapter& ch) {
   //! [bank-asks]
-  const attn::Attention bank = attn::raw_attention_for(kEmbeddings, kBank);
+  const attn::math::Attention bank = attn::math::raw_attention_for(kEmbeddings, kBank);
   // bank.scores  (1 × 3): e_bank · e_j for every token j
   // bank.weights (1 × 3): softmax of those scores
   // bank.output  (1 × 2): z_bank = Σ_j weight_j e_j
@@ -78,24 +78,26 @@ void bank_asks(attn::Chapter& ch) {
   ch.plots.vectors({
       .name = "01-03-embeddings",
       .title = "money, bank, river and the blend z_bank",
-      .arrows = {{.label = "money", .tip = kEmbeddings.row(0), .colour = attn::colour::purple},
-                 {.label = "bank", .tip = e_bank, .colour = attn::colour::blue},
-                 {.label = "river", .tip = kEmbeddings.row(2), .colour = attn::colour::green},
-                 {.label = "z_bank", .tip = bank.output, .colour = attn::colour::red}},
+      .arrows = {{.label = "money",
+                  .tip = kEmbeddings.row(0),
+                  .colour = attn::book::colour::purple},
+                 {.label = "bank", .tip = e_bank, .colour = attn::book::colour::blue},
+                 {.label = "river", .tip = kEmbeddings.row(2), .colour = attn::book::colour::green},
+                 {.label = "z_bank", .tip = bank.output, .colour = attn::book::colour::red}},
   });
 }
 
-void everyone_asks(attn::Chapter& ch) {
+void everyone_asks(attn::book::Chapter& ch) {
   //! [everyone-asks]
-  const attn::Attention all = attn::raw_self_attention(kEmbeddings);
+  const attn::math::Attention all = attn::math::raw_self_attention(kEmbeddings);
   // all.scores  (3 × 3): S = E E^T, row i = token i asking
   // all.weights (3 × 3): softmax of each row
   // all.output  (3 × 2): Z = W E, one blend per token
   //! [everyone-asks]
   fmt::print(ch.out, "\nevery token asks: scores S = E E^T (rows = queries, cols = keys)\n{}",
-             attn::grid_table(kTokens, kTokens, all.scores));
+             attn::book::grid_table(kTokens, kTokens, all.scores));
   fmt::print(ch.out, "\nweights, each row a softmax of its scores\n{}",
-             attn::grid_table(kTokens, kTokens, all.weights));
+             attn::book::grid_table(kTokens, kTokens, all.weights));
 
   fmt::print(ch.out, "\nhow far each token's blend drifted from its own embedding\n");
   for (arma::uword i = 0; i < kTokens.size(); ++i)
@@ -108,16 +110,16 @@ void everyone_asks(attn::Chapter& ch) {
                     .queries = kTokens,
                     .keys = kTokens,
                     .values = all.scores,
-                    .scale = attn::ColourScale::scores});
+                    .scale = attn::book::ColourScale::scores});
   ch.plots.heatmap({.name = "01-02-weights",
                     .title = "Weights: softmax of each row of S",
                     .queries = kTokens,
                     .keys = kTokens,
                     .values = all.weights,
-                    .scale = attn::ColourScale::weights});
+                    .scale = attn::book::ColourScale::weights});
 }
 
-void tell_story(attn::Chapter& ch) {
+void tell_story(attn::book::Chapter& ch) {
   bank_asks(ch);
   everyone_asks(ch);
 }
@@ -125,8 +127,8 @@ void tell_story(attn::Chapter& ch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const attn::ChapterInfo info{
+  const attn::book::ChapterInfo info{
       .executable = "ch01_raw_attention",
       .summary = "Chapter 01: one query against raw 2-D embeddings (money bank river)"};
-  return attn::run_chapter(argc, argv, info, tell_story);
+  return attn::book::run_chapter(argc, argv, info, tell_story);
 }

@@ -1,6 +1,6 @@
 #include "money_bank_river.hpp"
 
-namespace attn::examples {
+namespace attn::ch01 {
 
 //! [money-bank-river]
 MoneyBankRiver money_bank_river() {
@@ -17,4 +17,4 @@ MoneyBankRiver money_bank_river() {
 }
 //! [money-bank-river]
 
-}  // namespace attn::examples
+}  // namespace attn::ch01

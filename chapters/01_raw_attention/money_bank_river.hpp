@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-namespace attn::examples {
+/// \brief Chapter 01's own material: article 004's money, bank and river embeddings.
+namespace attn::ch01 {
 
 /// \brief Article 004's "money bank river": three toy 2-D embeddings, one row per token.
 ///
@@ -23,4 +24,4 @@ struct MoneyBankRiver {
 /// \return tokens, embeddings and the row of "bank".
 MoneyBankRiver money_bank_river();
 
-}  // namespace attn::examples
+}  // namespace attn::ch01

@@ -1,6 +1,6 @@
 #include "nimbus_thread.hpp"
 
-namespace attn::examples {
+namespace attn::ch02 {
 
 NimbusThread nimbus_thread() {
   NimbusThread t;
@@ -21,4 +21,4 @@ NimbusThread nimbus_thread() {
   return t;
 }
 
-}  // namespace attn::examples
+}  // namespace attn::ch02

@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-namespace attn::examples {
+/// \brief Chapter 02's own material: the designed Nimbus question, used again by chapter 03.
+namespace attn::ch02 {
 
 /// \brief The "Nimbus thread": the support question "Why did my Nimbus export fail?".
 ///
@@ -34,11 +35,11 @@ struct NimbusThread {
   std::string sentence;             ///< "Why did my Nimbus export fail?", as the user typed it.
   std::vector<std::string> tokens;  ///< why, did, my, Nimbus, export, fail.
   arma::mat embeddings;             ///< `E: (6 × 2)`, one row per token.
-  Projections projections;          ///< W_Q, W_K, W_V, each `(2 × 2)`.
+  math::Projections projections;    ///< W_Q, W_K, W_V, each `(2 × 2)`.
 };
 
 /// \brief The designed Nimbus thread (see NimbusThread for how each number was chosen).
 /// \return tokens, embeddings and projections.
 NimbusThread nimbus_thread();
 
-}  // namespace attn::examples
+}  // namespace attn::ch02

@@ -10,85 +10,87 @@
 
 #include <stdexcept>
 
-namespace attn {
+namespace attn::ch03 {
 
 namespace {
 
 void require_two_dimensional(const std::vector<std::string>& tokens, const arma::mat& X,
-                             const Projections& W, const Attention& a) {
+                             const math::Projections& W, const math::Attention& a) {
   for (const auto& [name, m] :
        {std::pair{"W_Q", &W.W_Q}, std::pair{"W_K", &W.W_K}, std::pair{"W_V", &W.W_V}})
     if (m->n_rows != 2 || m->n_cols != 2)
-      throw ShapeError(fmt::format("walk_through writes out 2-D examples: {} is {}, not (2 × 2)",
-                                   name, shape_of(*m)));
+      throw math::ShapeError(fmt::format(
+          "walk_through writes out 2-D examples: {} is {}, not (2 × 2)", name, math::shape_of(*m)));
   if (X.n_cols != 2 || tokens.size() != X.n_rows)
-    throw ShapeError(
+    throw math::ShapeError(
         fmt::format("walk_through needs (n × 2) embeddings with one label per row: "
                     "X is {} with {} labels",
-                    shape_of(X), tokens.size()));
+                    math::shape_of(X), tokens.size()));
   if (a.weights.n_rows != X.n_rows || a.weights.n_cols != X.n_rows)
-    throw ShapeError(fmt::format("walk_through: the attention weights {} do not fit X {}",
-                                 shape_of(a.weights), shape_of(X)));
+    throw math::ShapeError(fmt::format("walk_through: the attention weights {} do not fit X {}",
+                                       math::shape_of(a.weights), math::shape_of(X)));
   if (arma::size(a.scores) != arma::size(a.weights) || a.output.n_rows != X.n_rows)
-    throw ShapeError(
+    throw math::ShapeError(
         fmt::format("walk_through: the attention's scores {} and output {} do not "
                     "fit its weights {}",
-                    shape_of(a.scores), shape_of(a.output), shape_of(a.weights)));
-  require_finite("attention.scores", a.scores);  // X and W are checked by project()
-  require_finite("attention.weights", a.weights);
-  require_finite("attention.output", a.output);
+                    math::shape_of(a.scores), math::shape_of(a.output), math::shape_of(a.weights)));
+  math::require_finite("attention.scores", a.scores);  // X and W are checked by project()
+  math::require_finite("attention.weights", a.weights);
+  math::require_finite("attention.output", a.output);
 }
 
 // Token t's walk from the projections and both attentions, which the caller computes once
 // for every token of the sentence.
-TokenWalk walk_of(const std::vector<std::string>& tokens, const arma::mat& X, const Projections& W,
-                  const QKV& qkv, const Attention& a, const Attention& raw, arma::uword t) {
+TokenWalk walk_of(const std::vector<std::string>& tokens, const arma::mat& X,
+                  const math::Projections& W, const math::QKV& qkv, const math::Attention& a,
+                  const math::Attention& raw, arma::uword t) {
   TokenWalk w;
   w.token = tokens[t];
-  w.x = {fixed(X(t, 0), 1), fixed(X(t, 1), 1)};
-  w.w_q = {{{fixed(W.W_Q(0, 0)), fixed(W.W_Q(0, 1))}, {fixed(W.W_Q(1, 0)), fixed(W.W_Q(1, 1))}}};
-  w.q = {fixed(qkv.Q(t, 0)), fixed(qkv.Q(t, 1))};
-  w.k = vector_text(qkv.K.row(t));
-  w.v = vector_text(qkv.V.row(t));
+  w.x = {book::fixed(X(t, 0), 1), book::fixed(X(t, 1), 1)};
+  w.w_q = {{{book::fixed(W.W_Q(0, 0)), book::fixed(W.W_Q(0, 1))},
+            {book::fixed(W.W_Q(1, 0)), book::fixed(W.W_Q(1, 1))}}};
+  w.q = {book::fixed(qkv.Q(t, 0)), book::fixed(qkv.Q(t, 1))};
+  w.k = book::vector_text(qkv.K.row(t));
+  w.v = book::vector_text(qkv.V.row(t));
   w.root = fmt::format("√{}", qkv.K.n_cols);
-  w.root_value = fmt::format("{:.3f}", 1.0 / score_scale(qkv.K.n_cols));
+  w.root_value = fmt::format("{:.3f}", 1.0 / math::score_scale(qkv.K.n_cols));
 
   const arma::rowvec scores = a.scores.row(t);
   const double top = scores.max();
-  w.top = fixed(top);
+  w.top = book::fixed(top);
   w.exp_sum =
       fmt::format("{:.3f}", arma::accu(arma::exp(scores - top)));  // shown; the weights are a's
   for (arma::uword j = 0; j < tokens.size(); ++j)
     w.keys.push_back({tokens[j],
-                      {fixed(qkv.K(j, 0)), fixed(qkv.K(j, 1))},
-                      fixed(scores(j)),
-                      fixed(scores(j) - top),
-                      fixed(a.weights(t, j)),
+                      {book::fixed(qkv.K(j, 0)), book::fixed(qkv.K(j, 1))},
+                      book::fixed(scores(j)),
+                      book::fixed(scores(j) - top),
+                      book::fixed(a.weights(t, j)),
                       a.weights(t, j),
-                      vector_text(qkv.V.row(j)),
-                      fixed(raw.scores(t, j)),
-                      fixed(raw.weights(t, j)),
+                      book::vector_text(qkv.V.row(j)),
+                      book::fixed(raw.scores(t, j)),
+                      book::fixed(raw.weights(t, j)),
                       raw.weights(t, j)});
   w.weight_sum = fmt::format("{:.2f}", arma::accu(a.weights.row(t)));
-  w.output = vector_text(a.output.row(t), 3);
+  w.output = book::vector_text(a.output.row(t), 3);
   return w;
 }
 
 }  // namespace
 
 TokenWalk token_walk(const std::vector<std::string>& tokens, const arma::mat& X,
-                     const Projections& W, const Attention& a, arma::uword t) {
+                     const math::Projections& W, const math::Attention& a, arma::uword t) {
   require_two_dimensional(tokens, X, W, a);
   if (t >= X.n_rows)
-    throw std::out_of_range(fmt::format("token {} is not a row of X {}", t, shape_of(X)));
-  return walk_of(tokens, X, W, project(X, W), a, raw_self_attention(X), t);
+    throw std::out_of_range(fmt::format("token {} is not a row of X {}", t, math::shape_of(X)));
+  return walk_of(tokens, X, W, math::project(X, W), a, math::raw_self_attention(X), t);
 }
 
 std::vector<TokenWalk> token_walks(const std::vector<std::string>& tokens, const arma::mat& X,
-                                   const Projections& W, const Attention& a) {
+                                   const math::Projections& W, const math::Attention& a) {
   require_two_dimensional(tokens, X, W, a);
-  const QKV qkv = project(X, W);
-  const Attention raw = raw_self_attention(X);
+  const math::QKV qkv = math::project(X, W);
+  const math::Attention raw = math::raw_self_attention(X);
   std::vector<TokenWalk> walks;
   for (arma::uword t = 0; t < X.n_rows; ++t)
     walks.push_back(walk_of(tokens, X, W, qkv, a, raw, t));
@@ -140,12 +142,13 @@ std::string walk_text(const TokenWalk& w) {
     rows[2].push_back(k.raw_weight);
     rows[3].push_back(k.weight);
   }
-  text += grid_table({"raw score", "score", "raw weight", "weight"}, keys, rows);
+  text += book::grid_table({"raw score", "score", "raw weight", "weight"}, keys, rows);
   return text;
 }
 
 std::string walk_through(const std::vector<std::string>& tokens, const arma::mat& X,
-                         const Projections& W, const Attention& attention, arma::uword token) {
+                         const math::Projections& W, const math::Attention& attention,
+                         arma::uword token) {
   return walk_text(token_walk(tokens, X, W, attention, token));
 }
 
@@ -155,11 +158,11 @@ std::string walk_page_data(const std::string& sentence, const std::vector<TokenW
   const auto weight = [](const std::string& text, double value) {
     return Json{{"text", text},
                 {"value", value},
-                {"colour", weight_colour(value)},
-                {"ink", dark_weight(value) ? colour::white : colour::black}};
+                {"colour", book::weight_colour(value)},
+                {"ink", book::dark_weight(value) ? colour::white : colour::black}};
   };
   Json palette = Json::array();
-  for (const ColourStop& stop : weight_palette())
+  for (const book::ColourStop& stop : book::weight_palette())
     palette.push_back({stop.at, stop.colour});
   Json data = {{"sentence", sentence}, {"palette", palette}, {"walks", Json::array()}};
   for (const TokenWalk& w : walks) {
@@ -194,4 +197,4 @@ std::string walk_page_data(const std::string& sentence, const std::vector<TokenW
       program, data.dump(1));
 }
 
-}  // namespace attn
+}  // namespace attn::ch03

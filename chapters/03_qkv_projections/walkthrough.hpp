@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+/// \brief Chapter 03's own material: each token's walk through the equations, and the page's data.
+namespace attn::ch03 {
 
 /// \brief What the followed token does with one key \f$j\f$, every number as it is printed.
 struct WalkKey {
@@ -70,7 +71,8 @@ struct TokenWalk {
 /// \throws InputError if \p X, a projection or \p attention holds a NaN or an infinity (it is
 ///         named), so that no walk ever shows `nan`.
 TokenWalk token_walk(const std::vector<std::string>& tokens, const arma::mat& X,
-                     const Projections& W, const Attention& attention, arma::uword token);
+                     const math::Projections& W, const math::Attention& attention,
+                     arma::uword token);
 
 /// \brief token_walk() for every token of the sentence, in order, with the projections and
 ///        the raw attention computed once for all of them.
@@ -78,7 +80,7 @@ TokenWalk token_walk(const std::vector<std::string>& tokens, const arma::mat& X,
 /// \return one walk per row of \p X.
 /// \throws ShapeError, InputError as token_walk() does.
 std::vector<TokenWalk> token_walks(const std::vector<std::string>& tokens, const arma::mat& X,
-                                   const Projections& W, const Attention& attention);
+                                   const math::Projections& W, const math::Attention& attention);
 
 /// \brief A walk as text for the terminal: one line per entry, the arithmetic of each, then a
 ///        table of the raw row beside the projected one.
@@ -91,7 +93,8 @@ std::string walk_text(const TokenWalk& walk);
 /// \return the walk's text.
 /// \throws ShapeError, InputError, std::out_of_range as token_walk() does.
 std::string walk_through(const std::vector<std::string>& tokens, const arma::mat& X,
-                         const Projections& W, const Attention& attention, arma::uword token);
+                         const math::Projections& W, const math::Attention& attention,
+                         arma::uword token);
 
 /// \brief The data file of the book's interactive walk (`docs/token_walk.js` reads it).
 ///
@@ -107,4 +110,4 @@ std::string walk_through(const std::vector<std::string>& tokens, const arma::mat
 std::string walk_page_data(const std::string& sentence, const std::vector<TokenWalk>& walks,
                            const std::string& program);
 
-}  // namespace attn
+}  // namespace attn::ch03

@@ -27,7 +27,7 @@ namespace {
 // The article's experiment: its seed, its sentence, its sizes.
 const std::string kArticleSeed = "0";
 const std::string kArticleSentence = "the cat drank the milk";
-const attn::examples::RandomSetup kArticleSizes{
+const attn::ch04::RandomSetup kArticleSizes{
     .d_model = 8,
     .d_k = 4,
     .d_v = 4,
@@ -53,16 +53,16 @@ const std::string kArticleBlock =
 
 struct Experiment {
   std::vector<std::string> tokens;
-  arma::mat X;                // (n × d_model) token embeddings
-  attn::Projections W;        // (d_model × d_k), (d_model × d_k), (d_model × d_v)
-  attn::Attention attention;  // scores, weights (n × n); output Z (n × d_v)
+  arma::mat X;                      // (n × d_model) token embeddings
+  attn::math::Projections W;        // (d_model × d_k), (d_model × d_k), (d_model × d_v)
+  attn::math::Attention attention;  // scores, weights (n × n); output Z (n × d_v)
 };
 
 //! [draw]
 Experiment run(const std::string& seed, const std::string& sentence) {
-  const attn::examples::RandomSentence drawn =
-      attn::examples::random_sentence(seed, sentence, kArticleSizes);
-  return {drawn.tokens, drawn.X, drawn.W, attn::self_attention(drawn.X, drawn.W)};
+  const attn::ch04::RandomSentence drawn =
+      attn::ch04::random_sentence(seed, sentence, kArticleSizes);
+  return {drawn.tokens, drawn.X, drawn.W, attn::math::self_attention(drawn.X, drawn.W)};
 }
 //! [draw]
 
@@ -74,39 +74,39 @@ std::string program_output(const Experiment& e) {
   return fmt::format(
              "X shape {} -> Z shape {}\n\nattention weights (rows = queries, cols = keys)\n",
              attn::numpy::shape_str(e.X), attn::numpy::shape_str(Z)) +
-         attn::grid_table(e.tokens, e.tokens, A) + "\nrow sums " +
+         attn::book::grid_table(e.tokens, e.tokens, A) + "\nrow sums " +
          attn::numpy::array_str(attn::numpy::round(arma::sum(A, 1), 6)) + "\n";
 }
 //! [print]
 
-void check_article(attn::Chapter& ch, const Experiment& e, const std::string& printed) {
+void check_article(attn::book::Chapter& ch, const Experiment& e, const std::string& printed) {
   //! [check]
   ch.checks.block("printed", kArticleBlock, printed);
-  const arma::mat article_weights = attn::grid_from_table(kArticleTable);  // (5 × 5)
+  const arma::mat article_weights = attn::book::grid_from_table(kArticleTable);  // (5 × 5)
   for (arma::uword row = 0; row < article_weights.n_rows; ++row)
-    ch.checks.numbers("weight", attn::cell_labels(e.tokens, row),
+    ch.checks.numbers("weight", attn::book::cell_labels(e.tokens, row),
                       arma::conv_to<std::vector<double>>::from(article_weights.row(row)), 2,
                       e.attention.weights.row(row));
   //! [check]
 }
 
-void draw(attn::Chapter& ch, const Experiment& e, bool article_run, const std::string& seed) {
+void draw(attn::book::Chapter& ch, const Experiment& e, bool article_run, const std::string& seed) {
   // The article's run draws the page's figures; any other run draws beside them.
   const std::string scores_name = article_run ? "04-01-scores" : "04-03-custom-scores";
   const std::string weights_name = article_run ? "04-02-weights" : "04-04-custom-weights";
   const std::string run = fmt::format(" (seed {})", seed);
-  const attn::Heatmap scores{.name = scores_name,
-                             .title = "Scores Q K^T / √d_k, random projections" + run,
-                             .queries = e.tokens,
-                             .keys = e.tokens,
-                             .values = e.attention.scores,
-                             .scale = attn::ColourScale::scores};
+  const attn::book::Heatmap scores{.name = scores_name,
+                                   .title = "Scores Q K^T / √d_k, random projections" + run,
+                                   .queries = e.tokens,
+                                   .keys = e.tokens,
+                                   .values = e.attention.scores,
+                                   .scale = attn::book::ColourScale::scores};
   ch.plots.heatmap(scores);
-  attn::Heatmap weights = scores;  // the same tokens, the other grid
+  attn::book::Heatmap weights = scores;  // the same tokens, the other grid
   weights.name = weights_name;
   weights.title = "Weights from random projections: noise" + run;
   weights.values = e.attention.weights;
-  weights.scale = attn::ColourScale::weights;
+  weights.scale = attn::book::ColourScale::weights;
   ch.plots.heatmap(weights);
 }
 
@@ -124,7 +124,7 @@ std::string seed_error(const std::string& seed) {
 // does not reproduce, so longer sentences are refused rather than printed differently.
 std::string sentence_error(const std::string& sentence) {
   const std::size_t most = 1000;
-  const std::size_t n = attn::split_words(sentence).size();
+  const std::size_t n = attn::book::split_words(sentence).size();
   if (n == 0) {
     return "the sentence needs at least one word";
   }
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
         ->type_name("TEXT")
         ->capture_default_str();
   };
-  const auto story = [&](attn::Chapter& ch) {
+  const auto story = [&](attn::book::Chapter& ch) {
     const Experiment e = run(seed, sentence);
     const std::string printed = program_output(e);
     ch.out << printed;
@@ -159,12 +159,12 @@ int main(int argc, char** argv) {
     }
     draw(ch, e, article_run, seed);
   };
-  const attn::ChapterInfo info{
+  const attn::book::ChapterInfo info{
       .executable = "ch04_self_attention",
       .summary =
           "Chapter 04: Q/K/V self-attention on \"the cat drank the milk\" with numpy's "
           "default_rng, printed exactly as the article's Python prints it",
       .checks_on_stderr = true,  // stdout is exactly the article's program's output
   };
-  return attn::run_chapter(argc, argv, info, options, story);
+  return attn::book::run_chapter(argc, argv, info, options, story);
 }

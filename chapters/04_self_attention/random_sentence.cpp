@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-namespace attn::examples {
+namespace attn::ch04 {
 
 RandomSentence random_sentence(const std::string& seed, const std::string& sentence,
                                const RandomSetup& setup) {
-  const std::vector<std::string> tokens = split_words(sentence);
+  const std::vector<std::string> tokens = book::split_words(sentence);
   if (tokens.empty())
     throw std::invalid_argument("the sentence needs at least one word");
   if (setup.d_model == 0 || setup.d_k == 0 || setup.d_v == 0 || !std::isfinite(setup.weight_scale))
@@ -35,4 +35,4 @@ RandomSentence random_sentence(const std::string& seed, const std::string& sente
   //! [random-sentence]
 }
 
-}  // namespace attn::examples
+}  // namespace attn::ch04

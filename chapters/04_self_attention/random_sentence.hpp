@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-namespace attn::examples {
+/// \brief Chapter 04's own material: a sentence drawn as article 004 draws it (used by 07 to 09).
+namespace attn::ch04 {
 
 /// \brief The sizes of a sentence drawn at random; the defaults are article 004's.
 struct RandomSetup {
@@ -24,7 +25,7 @@ struct RandomSetup {
 struct RandomSentence {
   std::vector<std::string> tokens;  ///< the sentence's words (Python's `sentence.split()`).
   arma::mat X;                      ///< `(n × d_model)` embeddings, one row per token.
-  Projections W;                    ///< W_Q, W_K `(d_model × d_k)`, W_V `(d_model × d_v)`.
+  math::Projections W;              ///< W_Q, W_K `(d_model × d_k)`, W_V `(d_model × d_v)`.
 };
 
 /// \brief Draws a sentence's embeddings and projections from numpy's `default_rng(seed)`, in
@@ -38,4 +39,4 @@ struct RandomSentence {
 RandomSentence random_sentence(const std::string& seed, const std::string& sentence,
                                const RandomSetup& setup = {});
 
-}  // namespace attn::examples
+}  // namespace attn::ch04

@@ -1,11 +1,12 @@
 // Chapter 05: why divide by √d_k, and why softmax runs along rows, measured on draws from
 // default_rng(5); tests/data/generate_scaling_fixtures.py reruns every table in numpy.
 
+#include "measure.hpp"
+
 #include <attn/book/chapter.hpp>
 #include <attn/book/grid_text.hpp>
 #include <attn/book/palette.hpp>
 #include <attn/math/attention.hpp>
-#include <attn/math/measure.hpp>
 #include <attn/math/softmax.hpp>
 #include <attn/numpy/numpy_random.hpp>
 
@@ -16,7 +17,7 @@
 #include <vector>
 
 namespace {
-namespace colour = attn::colour;
+namespace colour = attn::book::colour;
 
 //! [setup]
 const std::uint64_t kSeed = 5;
@@ -60,7 +61,7 @@ struct SaturationTable {
   arma::rowvec jacobian_scaled = arma::rowvec(kWidths.n_elem);
 };
 
-void spread(attn::Chapter& ch, attn::numpy::Generator& rng) {
+void spread(attn::book::Chapter& ch, attn::numpy::Generator& rng) {
   fmt::print(ch.out, "1. The spread of q·k, {} pairs per d_k, entries drawn from N(0, 1)\n",
              kPairs);
   fmt::print(ch.out, "   (var(q·k)/d_k is also the variance of the scaled score q·k/√d_k)\n\n");
@@ -71,7 +72,7 @@ void spread(attn::Chapter& ch, attn::numpy::Generator& rng) {
     //! [spread]
     const arma::mat q = rng.normal(kPairs, width(kWidths(i)));  // (pairs × d_k), drawn first
     const arma::mat k = rng.normal(kPairs, width(kWidths(i)));  // (pairs × d_k)
-    const attn::Spread s = attn::measure_spread(q, k);
+    const attn::ch05::Spread s = attn::ch05::measure_spread(q, k);
     //! [spread]
     variance(i) = s.variance;
     typical(i) = s.mean_abs;
@@ -82,10 +83,10 @@ void spread(attn::Chapter& ch, attn::numpy::Generator& rng) {
   ch.checks.claim("as d_k grows, q·k drifts further from zero: mean |q·k| grows at every doubling",
                   arma::all(arma::diff(typical) > 0.0));
   //! [check-spread]
-  const attn::Series unscaled{.label = "var(q·k)", .y = variance, .colour = colour::red};
-  const attn::Series scaled{
+  const attn::book::Series unscaled{.label = "var(q·k)", .y = variance, .colour = colour::red};
+  const attn::book::Series scaled{
       .label = "var(q·k / √d_k) = var(q·k) / d_k", .y = variance / kWidths, .colour = colour::blue};
-  const attn::Series theory{
+  const attn::book::Series theory{
       .label = "d_k (theory)", .y = kWidths, .colour = colour::dark_grey, .dashed = true};
   ch.plots.lines({.name = "05-01-spread",
                   .title = "The spread of q·k grows with d_k; scaling removes it",
@@ -97,7 +98,7 @@ void spread(attn::Chapter& ch, attn::numpy::Generator& rng) {
                   .log_y = true});
 }
 
-SaturationTable saturation_table(attn::Chapter& ch, attn::numpy::Generator& rng) {
+SaturationTable saturation_table(attn::book::Chapter& ch, attn::numpy::Generator& rng) {
   fmt::print(ch.out, "\n2. One query against {} keys, mean over {} queries per d_k\n", kKeys,
              kTrials);
   fmt::print(ch.out, "   (uniform weights would give max weight {:.4f}, entropy {:.3f})\n\n",
@@ -109,15 +110,15 @@ SaturationTable saturation_table(attn::Chapter& ch, attn::numpy::Generator& rng)
   for (arma::uword i = 0; i < kWidths.n_elem; ++i) {
     //! [saturation]
     const arma::uword d_k = width(kWidths(i));
-    std::vector<attn::Probe> probes(kTrials);
-    for (attn::Probe& p : probes) {
+    std::vector<attn::ch05::Probe> probes(kTrials);
+    for (attn::ch05::Probe& p : probes) {
       p.q = rng.normal(1, d_k);      // (1 × d_k), drawn first
       p.K = rng.normal(kKeys, d_k);  // (16 × d_k)
     }
-    const attn::Saturation measured = attn::measure_saturation(probes);
+    const attn::ch05::Saturation measured = attn::ch05::measure_saturation(probes);
     //! [saturation]
-    const attn::Sharpness& raw = measured.unscaled;
-    const attn::Sharpness& scaled = measured.scaled;
+    const attn::ch05::Sharpness& raw = measured.unscaled;
+    const attn::ch05::Sharpness& scaled = measured.scaled;
     table.max_unscaled(i) = raw.max_weight;
     table.max_scaled(i) = scaled.max_weight;
     table.jacobian_unscaled(i) = raw.jacobian_norm;
@@ -129,7 +130,7 @@ SaturationTable saturation_table(attn::Chapter& ch, attn::numpy::Generator& rng)
   return table;
 }
 
-void check_saturation(attn::Chapter& ch, const SaturationTable& t) {
+void check_saturation(attn::book::Chapter& ch, const SaturationTable& t) {
   //! [check-saturation]
   const bool saturates = t.max_unscaled.back() > kNearOne;
   ch.checks.claim(fmt::format("unscaled, softmax saturates: the largest weight rises toward 1 "
@@ -153,10 +154,10 @@ void check_saturation(attn::Chapter& ch, const SaturationTable& t) {
   //! [check-saturation]
 }
 
-void plot_saturation(attn::Chapter& ch, const SaturationTable& t) {
-  const attn::Series max_unscaled{
+void plot_saturation(attn::book::Chapter& ch, const SaturationTable& t) {
+  const attn::book::Series max_unscaled{
       .label = "unscaled: softmax(q·k)", .y = t.max_unscaled, .colour = colour::red};
-  const attn::Series max_scaled{
+  const attn::book::Series max_scaled{
       .label = "scaled: softmax(q·k / √d_k)", .y = t.max_scaled, .colour = colour::blue};
   ch.plots.lines({.name = "05-02-max-weight",
                   .title = "Largest softmax weight of one query over 16 keys",
@@ -167,9 +168,9 @@ void plot_saturation(attn::Chapter& ch, const SaturationTable& t) {
                   .log_x = true,
                   .log_y = false});
 
-  const attn::Series jacobian_unscaled{
+  const attn::book::Series jacobian_unscaled{
       .label = "unscaled", .y = t.jacobian_unscaled, .colour = colour::red};
-  const attn::Series jacobian_scaled{
+  const attn::book::Series jacobian_scaled{
       .label = "scaled", .y = t.jacobian_scaled, .colour = colour::blue};
   ch.plots.lines(
       {.name = "05-03-jacobian",
@@ -184,48 +185,48 @@ void plot_saturation(attn::Chapter& ch, const SaturationTable& t) {
 }
 
 // One width as grids: at d_k = 512, unscaled rows are near one-hot picks, scaled rows are not.
-void grids_at_one_width(attn::Chapter& ch, attn::numpy::Generator& rng) {
+void grids_at_one_width(attn::book::Chapter& ch, attn::numpy::Generator& rng) {
   const arma::mat Q = rng.normal(kQueries.size(), kGridWidth);   // (6 × 512)
   const arma::mat K = rng.normal(kKeyNames.size(), kGridWidth);  // (8 × 512)
-  const arma::mat raw = attn::softmax_rows(attn::attention_scores(Q, K, 1.0));
-  const double scale = attn::score_scale(kGridWidth);
-  const arma::mat scaled = attn::softmax_rows(attn::attention_scores(Q, K, scale));
+  const arma::mat raw = attn::math::softmax_rows(attn::math::attention_scores(Q, K, 1.0));
+  const double scale = attn::math::score_scale(kGridWidth);
+  const arma::mat scaled = attn::math::softmax_rows(attn::math::attention_scores(Q, K, scale));
   const arma::uword one_hot_raw = arma::accu(arma::max(raw, 1) > kOneHot);
   const arma::uword one_hot_scaled = arma::accu(arma::max(scaled, 1) > kOneHot);
   fmt::print(ch.out,
              "\n   at d_k = {}, six queries, eight keys: rows with a weight above {}: ", kGridWidth,
              kOneHot);
   fmt::print(ch.out, "unscaled {}, scaled {}\n", one_hot_raw, one_hot_scaled);
-  const attn::Heatmap unscaled_panel{
+  const attn::book::Heatmap unscaled_panel{
       .title = "softmax(Q K^T)", .queries = kQueries, .keys = kKeyNames, .values = raw};
-  const attn::Heatmap scaled_panel{
+  const attn::book::Heatmap scaled_panel{
       .title = "softmax(Q K^T / √512)", .queries = kQueries, .keys = kKeyNames, .values = scaled};
   ch.plots.heatmaps({.name = "05-04-weights-at-512",
                      .title = "d_k = 512: unscaled (left) vs scaled (right)",
                      .panels = {unscaled_panel, scaled_panel}});
 }
 
-void row_wise(attn::Chapter& ch, attn::numpy::Generator& rng) {
+void row_wise(attn::book::Chapter& ch, attn::numpy::Generator& rng) {
   //! [row-wise]
   const arma::mat Q = rng.normal(kRowWiseTokens, kRowWiseWidth);  // (5 × 4)
   const arma::mat K = rng.normal(kRowWiseTokens, kRowWiseWidth);  // (5 × 4)
-  const double scale = attn::score_scale(K.n_cols);
-  const arma::mat S = attn::attention_scores(Q, K, scale);  // (5 × 5)
-  const arma::mat per_row = attn::softmax_rows(S);          // each row sums to 1
-  const arma::mat whole = attn::softmax_whole(S);           // all 25 sum to 1
+  const double scale = attn::math::score_scale(K.n_cols);
+  const arma::mat S = attn::math::attention_scores(Q, K, scale);  // (5 × 5)
+  const arma::mat per_row = attn::math::softmax_rows(S);          // each row sums to 1
+  const arma::mat whole = attn::math::softmax_whole(S);           // all 25 sum to 1
   //! [row-wise]
   const std::vector<std::string> q(kQueries.begin(), kQueries.begin() + kRowWiseTokens);
   const std::vector<std::string> k(kKeyNames.begin(), kKeyNames.begin() + kRowWiseTokens);
   fmt::print(ch.out, "\n3. One score grid, two softmaxes\n\n");
-  fmt::print(ch.out, "row-wise softmax\n{}\n", attn::grid_table(q, k, per_row));
-  fmt::print(ch.out, "one softmax over the whole grid\n{}", attn::grid_table(q, k, whole));
-  fmt::print(ch.out, "\nrow sums    row-wise {}\n", attn::vector_text(arma::sum(per_row, 1)));
-  fmt::print(ch.out, "            whole    {}\n", attn::vector_text(arma::sum(whole, 1)));
+  fmt::print(ch.out, "row-wise softmax\n{}\n", attn::book::grid_table(q, k, per_row));
+  fmt::print(ch.out, "one softmax over the whole grid\n{}", attn::book::grid_table(q, k, whole));
+  fmt::print(ch.out, "\nrow sums    row-wise {}\n", attn::book::vector_text(arma::sum(per_row, 1)));
+  fmt::print(ch.out, "            whole    {}\n", attn::book::vector_text(arma::sum(whole, 1)));
   fmt::print(ch.out, "total       row-wise {:.2f}, whole {:.2f}\n", arma::accu(per_row),
              arma::accu(whole));
-  const attn::Heatmap per_row_panel{
+  const attn::book::Heatmap per_row_panel{
       .title = "row-wise: each row sums to 1", .queries = q, .keys = k, .values = per_row};
-  const attn::Heatmap whole_panel{
+  const attn::book::Heatmap whole_panel{
       .title = "whole grid: everything sums to 1", .queries = q, .keys = k, .values = whole};
   ch.plots.heatmaps(
       {.name = "05-05-row-wise",
@@ -233,7 +234,7 @@ void row_wise(attn::Chapter& ch, attn::numpy::Generator& rng) {
        .panels = {per_row_panel, whole_panel}});
 }
 
-void tell_story(attn::Chapter& ch) {
+void tell_story(attn::book::Chapter& ch) {
   attn::numpy::Generator rng = attn::numpy::default_rng(kSeed);
   spread(ch, rng);
   const SaturationTable saturation = saturation_table(ch, rng);
@@ -246,8 +247,8 @@ void tell_story(attn::Chapter& ch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const attn::ChapterInfo info{
+  const attn::book::ChapterInfo info{
       .executable = "ch05_scaling",
       .summary = "Chapter 05: why attention divides by √d_k and runs softmax along rows, measured"};
-  return attn::run_chapter(argc, argv, info, tell_story);
+  return attn::book::run_chapter(argc, argv, info, tell_story);
 }

@@ -2,13 +2,13 @@
 // on sentences in which "it" refers to an animal (sentences.cpp), then tested on a held-out one.
 // The book's page for this chapter is chapter.md beside this file.
 
+#include "fit.hpp"
 #include "sentences.hpp"
 
 #include <attn/book/chapter.hpp>
 #include <attn/book/grid_text.hpp>
 #include <attn/book/palette.hpp>
 #include <attn/math/attention.hpp>
-#include <attn/math/fit.hpp>
 #include <attn/math/softmax.hpp>
 #include <attn/numpy/numpy_random.hpp>
 
@@ -25,7 +25,7 @@ constexpr arma::uword kModelWidth = 8;  // d_model
 constexpr arma::uword kKeyWidth = 4;    // d_k
 constexpr double kNoise = 0.3;          // embedding = unit vector of its kind + 0.3 N(0, 1)
 constexpr double kInitialScale = 0.1;   // W_Q, W_K start as 0.1 N(0, 1): near-uniform attention
-const attn::FitSettings kFit{
+const attn::ch06::FitSettings kFit{
     .weight_decay = 0.25,   // λ
     .learning_rate = 0.05,  // Adam's η
     .stop_gradient = 1e-6,  // stop when |∇L| is below this...
@@ -45,11 +45,13 @@ constexpr double kUntrained = 0.35;
 //! [article-numbers]
 
 // A sentence's scaled scores Q K^T / √d_k (n × n), and its weights, under W_Q and W_K.
-arma::mat scores_of(const attn::AttentionExample& e, const arma::mat& W_Q, const arma::mat& W_K) {
-  return attn::attention_scores(e.X * W_Q, e.X * W_K, attn::score_scale(kKeyWidth));
+arma::mat scores_of(const attn::math::AttentionExample& e, const arma::mat& W_Q,
+                    const arma::mat& W_K) {
+  return attn::math::attention_scores(e.X * W_Q, e.X * W_K, attn::math::score_scale(kKeyWidth));
 }
-arma::mat weights_of(const attn::AttentionExample& e, const arma::mat& W_Q, const arma::mat& W_K) {
-  return attn::softmax_rows(scores_of(e, W_Q, W_K));
+arma::mat weights_of(const attn::math::AttentionExample& e, const arma::mat& W_Q,
+                     const arma::mat& W_K) {
+  return attn::math::softmax_rows(scores_of(e, W_Q, W_K));
 }
 
 // The largest weight of a row once entry `skip` (the target) is left out.
@@ -60,34 +62,34 @@ double largest_besides(arma::rowvec row, arma::uword skip) {
 
 // Everything the story works on: the training sentences, the test sentence, the start.
 struct Setup {
-  ch06::Sentences sentences;
+  attn::ch06::Sentences sentences;
   arma::mat W_Q0, W_K0;  // (d_model × d_k) each, before training
 };
 
-Setup set_up(attn::Chapter& ch) {
+Setup set_up(attn::book::Chapter& ch) {
   attn::numpy::Generator rng = attn::numpy::default_rng(kSeed);
   Setup s;
-  s.sentences = ch06::make_sentences(rng, kModelWidth, kNoise);  // drawn first,
-  s.W_Q0 = rng.normal(kModelWidth, kKeyWidth) * kInitialScale;   // then W_Q0,
-  s.W_K0 = rng.normal(kModelWidth, kKeyWidth) * kInitialScale;   // then W_K0
+  s.sentences = attn::ch06::make_sentences(rng, kModelWidth, kNoise);  // drawn first,
+  s.W_Q0 = rng.normal(kModelWidth, kKeyWidth) * kInitialScale;         // then W_Q0,
+  s.W_K0 = rng.normal(kModelWidth, kKeyWidth) * kInitialScale;         // then W_K0
   fmt::print(ch.out,
              "Training one attention head so that \"it\" finds its animal\n\n"
              "training sentences (\"it\" always refers to the animal):\n");
-  for (const std::string& sentence : ch06::kTraining)
+  for (const std::string& sentence : attn::ch06::kTraining)
     fmt::print(ch.out, "  {}\n", sentence);
   fmt::print(ch.out,
              "held-out test sentence (\"cat\" and \"milk\" never occur in training):\n  {}"
              "\n\nloss: mean over sentences of -log weight(it -> animal) + λ/2 (|W_Q|² + "
              "|W_K|²), λ = {}\nAdam, learning rate {}; stop when |∇L| < {:.0e} or after {} "
              "steps\n\n",
-             ch06::kTest, kFit.weight_decay, kFit.learning_rate, kFit.stop_gradient,
+             attn::ch06::kTest, kFit.weight_decay, kFit.learning_rate, kFit.stop_gradient,
              kFit.max_steps);
   return s;
 }
 
-attn::HeadFit train(attn::Chapter& ch, const Setup& s) {
+attn::ch06::HeadFit train(attn::book::Chapter& ch, const Setup& s) {
   //! [train]
-  const attn::HeadFit fit = attn::fit_head(s.sentences.training, s.W_Q0, s.W_K0, kFit);
+  const attn::ch06::HeadFit fit = attn::ch06::fit_head(s.sentences.training, s.W_Q0, s.W_K0, kFit);
   //! [train]
   fmt::print(ch.out, "step    loss\n");
   for (std::size_t step : {0, 10, 20, 30, 40, 50, 100, 150, 200})
@@ -100,19 +102,19 @@ attn::HeadFit train(attn::Chapter& ch, const Setup& s) {
   return fit;
 }
 
-void draw(attn::Chapter& ch, const attn::AttentionExample& test, const attn::HeadFit& fit,
-          const arma::mat& before, const arma::mat& after) {
-  const attn::Heatmap before_panel{
+void draw(attn::book::Chapter& ch, const attn::math::AttentionExample& test,
+          const attn::ch06::HeadFit& fit, const arma::mat& before, const arma::mat& after) {
+  const attn::book::Heatmap before_panel{
       .title = "before training", .queries = test.tokens, .keys = test.tokens, .values = before};
-  const attn::Heatmap after_panel{
+  const attn::book::Heatmap after_panel{
       .title = "after training", .queries = test.tokens, .keys = test.tokens, .values = after};
   ch.plots.heatmaps({.name = "06-01-weights",
                      .title = "The test sentence before (left) and after (right) training",
                      .panels = {before_panel, after_panel}});
 
   const arma::rowvec steps = arma::regspace<arma::rowvec>(0, double(fit.losses.size() - 1));
-  const attn::Series loss{
-      .label = "loss", .y = arma::rowvec(fit.losses), .colour = attn::colour::red};
+  const attn::book::Series loss{
+      .label = "loss", .y = arma::rowvec(fit.losses), .colour = attn::book::colour::red};
   ch.plots.lines({.name = "06-02-loss",
                   .title = "Training loss",
                   .x_label = "step",
@@ -122,9 +124,10 @@ void draw(attn::Chapter& ch, const attn::AttentionExample& test, const attn::Hea
                   .key_at = "top right"});
 
   const arma::uword it = test.query;
-  const attn::Series it_before{
-      .label = "before", .y = before.row(it), .colour = attn::colour::grey};
-  const attn::Series it_after{.label = "after", .y = after.row(it), .colour = attn::colour::blue};
+  const attn::book::Series it_before{
+      .label = "before", .y = before.row(it), .colour = attn::book::colour::grey};
+  const attn::book::Series it_after{
+      .label = "after", .y = after.row(it), .colour = attn::book::colour::blue};
   ch.plots.bars({.name = "06-03-it-row",
                  .title = "Where \"it\" looks, before and after training",
                  .labels = test.tokens,
@@ -132,8 +135,8 @@ void draw(attn::Chapter& ch, const attn::AttentionExample& test, const attn::Hea
                  .value_label = "weight"});
 }
 
-void before_and_after(attn::Chapter& ch, const Setup& s, const attn::HeadFit& fit) {
-  const attn::AttentionExample& test = s.sentences.test;
+void before_and_after(attn::book::Chapter& ch, const Setup& s, const attn::ch06::HeadFit& fit) {
+  const attn::math::AttentionExample& test = s.sentences.test;
   //! [before-after]
   const arma::mat before = weights_of(test, s.W_Q0, s.W_K0);   // (9 × 9)
   const arma::mat after = weights_of(test, fit.W_Q, fit.W_K);  // (9 × 9)
@@ -144,12 +147,13 @@ void before_and_after(attn::Chapter& ch, const Setup& s, const attn::HeadFit& fi
              "\nit -> cat before training: {:.2f}\nit -> cat after training: {:.2f}\n"
              "\nweights before training (rows = queries, cols = keys)\n{}"
              "\nweights after training\n{}",
-             before(it, cat), after(it, cat), attn::grid_table(test.tokens, test.tokens, before),
-             attn::grid_table(test.tokens, test.tokens, after));
+             before(it, cat), after(it, cat),
+             attn::book::grid_table(test.tokens, test.tokens, before),
+             attn::book::grid_table(test.tokens, test.tokens, after));
   fmt::print(ch.out, "\nthe \"it\" row's scores q(it)·k(j)/√d_k, before and after\n{}",
-             attn::grid_table({"before", "after"}, test.tokens,
-                              arma::join_cols(scores_of(test, s.W_Q0, s.W_K0).row(it),
-                                              scores_of(test, fit.W_Q, fit.W_K).row(it))));
+             attn::book::grid_table({"before", "after"}, test.tokens,
+                                    arma::join_cols(scores_of(test, s.W_Q0, s.W_K0).row(it),
+                                                    scores_of(test, fit.W_Q, fit.W_K).row(it))));
   //! [checks]
   ch.checks.claim(fmt::format("an untrained head does not resolve \"it\": before training no "
                               "weight in its row is above {}",
@@ -167,24 +171,25 @@ void before_and_after(attn::Chapter& ch, const Setup& s, const attn::HeadFit& fi
   draw(ch, test, fit, before, after);
 }
 
-void how_sure(attn::Chapter& ch, const Setup& s) {
+void how_sure(attn::book::Chapter& ch, const Setup& s) {
   fmt::print(ch.out,
              "\nλ decides how sure the trained head becomes (same data, same start):\n"
              "     λ   it -> cat   largest other weight\n");
   for (double decay : kDecays) {
-    attn::FitSettings settings = kFit;
+    attn::ch06::FitSettings settings = kFit;
     settings.weight_decay = decay;
-    const attn::HeadFit fit = attn::fit_head(s.sentences.training, s.W_Q0, s.W_K0, settings);
-    const attn::AttentionExample& test = s.sentences.test;
+    const attn::ch06::HeadFit fit =
+        attn::ch06::fit_head(s.sentences.training, s.W_Q0, s.W_K0, settings);
+    const attn::math::AttentionExample& test = s.sentences.test;
     const arma::rowvec row = weights_of(test, fit.W_Q, fit.W_K).row(test.query);
     fmt::print(ch.out, "{:6.2f}  {:10.2f}  {:21.2f}\n", decay, row(test.target),
                largest_besides(row, test.target));
   }
 }
 
-void tell_story(attn::Chapter& ch) {
+void tell_story(attn::book::Chapter& ch) {
   const Setup s = set_up(ch);
-  const attn::HeadFit fit = train(ch, s);
+  const attn::ch06::HeadFit fit = train(ch, s);
   before_and_after(ch, s, fit);
   how_sure(ch, s);
 }
@@ -192,8 +197,8 @@ void tell_story(attn::Chapter& ch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const attn::ChapterInfo info{
+  const attn::book::ChapterInfo info{
       .executable = "ch06_trained_head",
       .summary = "Chapter 06: train one attention head until \"it\" attends to \"cat\""};
-  return attn::run_chapter(argc, argv, info, tell_story);
+  return attn::book::run_chapter(argc, argv, info, tell_story);
 }

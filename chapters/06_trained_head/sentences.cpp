@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace ch06 {
+namespace attn::ch06 {
 namespace {
 
 //! [vocabulary]
@@ -55,9 +55,9 @@ Lexicon make_lexicon(attn::numpy::Generator& rng, arma::uword width, double nois
   return lex;
 }
 
-attn::AttentionExample example(const Lexicon& lex, const std::string& sentence) {
-  attn::AttentionExample e;
-  e.tokens = attn::split_words(sentence);
+attn::math::AttentionExample example(const Lexicon& lex, const std::string& sentence) {
+  attn::math::AttentionExample e;
+  e.tokens = attn::book::split_words(sentence);
   e.X.set_size(e.tokens.size(), lex.embedding.begin()->second.n_elem);
   bool has_pronoun = false, has_animal = false;
   for (arma::uword i = 0; i < e.tokens.size(); ++i) {
@@ -82,4 +82,4 @@ Sentences make_sentences(attn::numpy::Generator& rng, arma::uword width, double 
   return s;
 }
 
-}  // namespace ch06
+}  // namespace attn::ch06

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-/// \brief Chapter 06's data set; main.cpp tells the story with it.
-namespace ch06 {
+/// \brief Chapter 06's own material: its little language, and training one head on it.
+namespace attn::ch06 {
 
 /// The training sentences; in each, "it" refers to the animal.
 extern const std::vector<std::string> kTraining;
@@ -22,8 +22,8 @@ extern const std::string kTest;
 /// \brief The sentences as training examples: embeddings `X: (n × d_model)`, the row of "it"
 ///        (the query) and the row of its animal (the target).
 struct Sentences {
-  std::vector<attn::AttentionExample> training;  ///< one per sentence of kTraining.
-  attn::AttentionExample test;                   ///< kTest.
+  std::vector<attn::math::AttentionExample> training;  ///< one per sentence of kTraining.
+  attn::math::AttentionExample test;                   ///< kTest.
 };
 
 /// \brief Embeds every sentence, each word as
@@ -37,4 +37,4 @@ struct Sentences {
 /// \throws std::invalid_argument if a sentence lacks "it" or an animal.
 Sentences make_sentences(attn::numpy::Generator& rng, arma::uword width, double noise);
 
-}  // namespace ch06
+}  // namespace attn::ch06

@@ -20,8 +20,8 @@
 
 namespace {
 
-namespace colour = attn::colour;
-using attn::examples::RandomSentence;
+namespace colour = attn::book::colour;
+using attn::ch04::RandomSentence;
 
 //! [article-numbers]
 // The numbers this chapter must reproduce, as numpy computes them
@@ -69,8 +69,9 @@ DogInBothOrders dog_in_both_orders(const RandomSentence& words, const arma::mat&
   const arma::uvec reversed = {2, 1, 0};  // man bites dog
   const arma::uword dog_first = 0;
   const arma::uword dog_last = 2;
-  const attn::Attention first = attn::self_attention(words.X + positions, words.W);
-  const attn::Attention last = attn::self_attention(words.X.rows(reversed) + positions, words.W);
+  const attn::math::Attention first = attn::math::self_attention(words.X + positions, words.W);
+  const attn::math::Attention last =
+      attn::math::self_attention(words.X.rows(reversed) + positions, words.W);
   const arma::rowvec last_weights = last.weights.row(dog_last);  // keys: man, bites, dog
   return {
       .output_first = first.output.row(dog_first),
@@ -86,11 +87,11 @@ double largest_gap(const DogInBothOrders& dog) {
 }
 
 // Chapter 04's sentence, reversed: every output row moves with its token, and nothing else.
-void attention_cannot_see_order(attn::Chapter& ch, const RandomSentence& sentence) {
+void attention_cannot_see_order(attn::book::Chapter& ch, const RandomSentence& sentence) {
   //! [permute]
   const arma::uvec P = {4, 3, 2, 1, 0};  // the sentence reversed
-  const arma::mat Z = attn::self_attention(sentence.X, sentence.W).output;
-  const arma::mat Z_of_PX = attn::self_attention(sentence.X.rows(P), sentence.W).output;
+  const arma::mat Z = attn::math::self_attention(sentence.X, sentence.W).output;
+  const arma::mat Z_of_PX = attn::math::self_attention(sentence.X.rows(P), sentence.W).output;
   const double gap = arma::abs(Z_of_PX - Z.rows(P)).max();
   //! [permute]
   fmt::print(ch.out, "Attention cannot see word order\n\n");
@@ -102,7 +103,7 @@ void attention_cannot_see_order(attn::Chapter& ch, const RandomSentence& sentenc
   ch.checks.claim(claim, gap <= kOrderTolerance);
 }
 
-void dog_without_positions(attn::Chapter& ch, const DogInBothOrders& blind) {
+void dog_without_positions(attn::book::Chapter& ch, const DogInBothOrders& blind) {
   fmt::print(ch.out, "\n");
   fmt::print(ch.out, "out(dog), no positions:  dog bites man {}\n", rounded(blind.output_first));
   fmt::print(ch.out, "                          man bites dog {}\n", rounded(blind.output_last));
@@ -111,11 +112,11 @@ void dog_without_positions(attn::Chapter& ch, const DogInBothOrders& blind) {
   ch.checks.claim(claim, largest_gap(blind) <= kOrderTolerance);
 }
 
-void sinusoidal_table(attn::Chapter& ch) {
+void sinusoidal_table(attn::book::Chapter& ch) {
   const arma::uword positions = 4;  // 0 to 3
   const arma::uword d_model = 4;
   //! [table]
-  const arma::mat PE = attn::sinusoidal_positions(positions, d_model);
+  const arma::mat PE = attn::math::sinusoidal_positions(positions, d_model);
   const std::string table = attn::numpy::matrix_str(attn::numpy::round(PE, kDecimals));
   //! [table]
   const std::string numpy_call = fmt::format("np.round(PE, {})", kDecimals);
@@ -125,7 +126,7 @@ void sinusoidal_table(attn::Chapter& ch) {
   ch.checks.block(numpy_call, kNumpyTable, table);
 }
 
-void dog_with_positions(attn::Chapter& ch, const DogInBothOrders& placed) {
+void dog_with_positions(attn::book::Chapter& ch, const DogInBothOrders& placed) {
   fmt::print(ch.out, "\n");
   fmt::print(ch.out, "out(dog), positions added: dog bites man {}\n", rounded(placed.output_first));
   fmt::print(ch.out, "                            man bites dog {}\n", rounded(placed.output_last));
@@ -133,15 +134,15 @@ void dog_with_positions(attn::Chapter& ch, const DogInBothOrders& placed) {
 }
 
 // Moving k positions turns every column pair of PE by an angle that depends on k alone.
-void shifts_are_rotations(attn::Chapter& ch) {
+void shifts_are_rotations(attn::book::Chapter& ch) {
   const arma::uword d_model = 512;
   const arma::uword positions = 100;  // every p < 100...
   const arma::uword shifts = 20;      // ...and k < 20
   // numpy's vectorised sine is 1 ulp above C's correctly rounded one: the 16th decimal differs.
   const int sine_decimals = 15;
-  const arma::mat PE = attn::sinusoidal_positions(2, d_model);  // positions 0 and 1
+  const arma::mat PE = attn::math::sinusoidal_positions(2, d_model);  // positions 0 and 1
   const double PE_1_2 = PE(1, 2);
-  const double shift_error = attn::largest_shift_error(positions, shifts, d_model);
+  const double shift_error = attn::math::largest_shift_error(positions, shifts, d_model);
   fmt::print(ch.out, "\nd_model = {}: PE[1, 2] = {}\n", d_model, PE_1_2);
   fmt::print(ch.out, "PE(p + k) is PE(p) turned pair by pair, ");
   fmt::print(ch.out, "for every p < {} and k < {} (within {})\n", positions, shifts,
@@ -158,7 +159,7 @@ void shifts_are_rotations(attn::Chapter& ch) {
 double worked_score(double m, double n) {
   const arma::rowvec q = {1.0, 2.0};
   const arma::rowvec k = {3.0, -1.0};
-  return arma::dot(attn::rotary(q, arma::vec{m}), attn::rotary(k, arma::vec{n}));
+  return arma::dot(attn::math::rotary(q, arma::vec{m}), attn::math::rotary(k, arma::vec{n}));
 }
 //! [rope-worked]
 
@@ -176,7 +177,7 @@ const std::vector<WorkedPair> kWorkedPairs = {
     {.query_at = 3.0, .key_at = 5.0, .numpy_score = kRopeOtherWay},
 };
 
-void rotary_worked_example(attn::Chapter& ch) {
+void rotary_worked_example(attn::book::Chapter& ch) {
   const int score_decimals = 9;  // as the fixture script gives numpy's scores
   fmt::print(ch.out, "\nRotary positions (RoPE), turning queries and keys\n\n");
   fmt::print(ch.out, "d = 2, θ = 1, q = (1, 2), k = (3, -1):\n");
@@ -189,14 +190,14 @@ void rotary_worked_example(attn::Chapter& ch) {
 }
 
 // On chapter 04's queries and keys: scores depend on the offset only, in either layout.
-void rotary_on_chapter_04(attn::Chapter& ch, const RandomSentence& sentence) {
+void rotary_on_chapter_04(attn::book::Chapter& ch, const RandomSentence& sentence) {
   //! [rope-properties]
   const arma::mat Q = sentence.X * sentence.W.W_Q;  // chapter 04's queries, (5 × 4)
   const arma::mat K = sentence.X * sentence.W.W_K;  // and keys, (5 × 4)
   const arma::vec at = arma::regspace(0, 4);        // the five words' positions
   const double shift = 7.0;                         // every position moved by 7
-  const double moved = attn::rotary_shift_error(Q, K, at, shift);
-  const double layouts = attn::rotary_layout_error(Q, K, at, at);
+  const double moved = attn::math::rotary_shift_error(Q, K, at, shift);
+  const double layouts = attn::math::rotary_layout_error(Q, K, at, at);
   //! [rope-properties]
   fmt::print(ch.out, "chapter 04's Q and K: every position moved by {}, ", shift);
   fmt::print(ch.out, "the scores stay ({}); ", kShiftTolerance);
@@ -211,31 +212,33 @@ void rotary_on_chapter_04(attn::Chapter& ch, const RandomSentence& sentence) {
   ch.checks.claim(layout_claim, layouts <= kLayoutTolerance);
 }
 
-void draw_positions(attn::Chapter& ch) {
+void draw_positions(attn::book::Chapter& ch) {
   const arma::uword positions = 50;
   ch.plots.heatmap({.name = "07-01-positions",
                     .title = fmt::format("Sinusoidal positions, d_model = {}", kFigureWidth),
-                    .queries = attn::tick_labels(positions, 10),
-                    .keys = attn::tick_labels(kFigureWidth, 16),
-                    .values = attn::sinusoidal_positions(positions, kFigureWidth),
-                    .scale = attn::ColourScale::scores,
+                    .queries = attn::book::tick_labels(positions, 10),
+                    .keys = attn::book::tick_labels(kFigureWidth, 16),
+                    .values = attn::math::sinusoidal_positions(positions, kFigureWidth),
+                    .scale = attn::book::ColourScale::scores,
                     .write_values = false,
                     .x_label = "dimension",
                     .y_label = "position",
                     .colour_label = "PE"});
 }
 
-void draw_similarity(attn::Chapter& ch) {
+void draw_similarity(attn::book::Chapter& ch) {
   const arma::uword shifts = 101;  // k = 0 to 100
   const arma::uword early = 0;
   const arma::uword late = 40;
-  const attn::Series from_early{.label = fmt::format("p = {}", early),
-                                .y = attn::sinusoidal_similarity(early, shifts, kFigureWidth),
-                                .colour = colour::blue};
-  const attn::Series from_late{.label = fmt::format("p = {}", late),
-                               .y = attn::sinusoidal_similarity(late, shifts, kFigureWidth),
-                               .colour = colour::red,
-                               .dashed = true};
+  const attn::book::Series from_early{
+      .label = fmt::format("p = {}", early),
+      .y = attn::math::sinusoidal_similarity(early, shifts, kFigureWidth),
+      .colour = colour::blue};
+  const attn::book::Series from_late{
+      .label = fmt::format("p = {}", late),
+      .y = attn::math::sinusoidal_similarity(late, shifts, kFigureWidth),
+      .colour = colour::red,
+      .dashed = true};
   ch.plots.lines(
       {.name = "07-02-similarity",
        .title = fmt::format("PE(p)·PE(p + k) depends on k only (d_model = {})", kFigureWidth),
@@ -247,14 +250,14 @@ void draw_similarity(attn::Chapter& ch) {
 }
 
 // The worked q·k with q at 12 and k at 0 to 24: offsets n - m from -12 to 12.
-void draw_rope_offset(attn::Chapter& ch) {
+void draw_rope_offset(attn::book::Chapter& ch) {
   const double query_at = 12.0;
   const arma::rowvec keys_at = arma::regspace<arma::rowvec>(0, 2 * query_at);
   arma::rowvec scores(keys_at.n_elem);
   for (arma::uword i = 0; i < keys_at.n_elem; ++i) {
     scores(i) = worked_score(query_at, keys_at(i));
   }
-  const attn::Series worked{
+  const attn::book::Series worked{
       .label = "q = (1, 2), k = (3, -1)", .y = scores, .colour = colour::blue};
   ch.plots.lines({.name = "07-03-rope-offset",
                   .title = "RoPE: q·k against the offset n - m",
@@ -265,17 +268,17 @@ void draw_rope_offset(attn::Chapter& ch) {
                   .key_at = "below"});
 }
 
-void draw_dog_weights(attn::Chapter& ch, const DogInBothOrders& blind,
+void draw_dog_weights(attn::book::Chapter& ch, const DogInBothOrders& blind,
                       const DogInBothOrders& placed) {
-  const attn::Series blind_first{.label = "no positions, dog bites man",
-                                 .y = blind.weights_first,
-                                 .colour = colour::light_blue};
-  const attn::Series blind_last{
+  const attn::book::Series blind_first{.label = "no positions, dog bites man",
+                                       .y = blind.weights_first,
+                                       .colour = colour::light_blue};
+  const attn::book::Series blind_last{
       .label = "no positions, man bites dog", .y = blind.weights_last, .colour = colour::sky_blue};
-  const attn::Series placed_first{.label = "positions, dog bites man",
-                                  .y = placed.weights_first,
-                                  .colour = colour::light_orange};
-  const attn::Series placed_last{
+  const attn::book::Series placed_first{.label = "positions, dog bites man",
+                                        .y = placed.weights_first,
+                                        .colour = colour::light_orange};
+  const attn::book::Series placed_last{
       .label = "positions, man bites dog", .y = placed.weights_last, .colour = colour::orange};
   ch.plots.bars({.name = "07-04-dog-weights",
                  .title = "How much \"dog\" takes from each word",
@@ -284,15 +287,15 @@ void draw_dog_weights(attn::Chapter& ch, const DogInBothOrders& blind,
                  .value_label = "weight"});
 }
 
-void tell_story(attn::Chapter& ch) {
-  const RandomSentence cat = attn::examples::random_sentence(kSeed, kCatSentence);
+void tell_story(attn::book::Chapter& ch) {
+  const RandomSentence cat = attn::ch04::random_sentence(kSeed, kCatSentence);
   attention_cannot_see_order(ch, cat);
 
   //! [dog]
   // One embedding per word, drawn as chapter 04 draws them: X is (3 × 8).
-  const RandomSentence words = attn::examples::random_sentence(kSeed, kDogSentence);
+  const RandomSentence words = attn::ch04::random_sentence(kSeed, kDogSentence);
   const arma::mat no_positions = arma::zeros(arma::size(words.X));
-  const arma::mat positions = attn::sinusoidal_positions(words.X.n_rows, words.X.n_cols);
+  const arma::mat positions = attn::math::sinusoidal_positions(words.X.n_rows, words.X.n_cols);
   const DogInBothOrders blind = dog_in_both_orders(words, no_positions);
   const DogInBothOrders placed = dog_in_both_orders(words, positions);
   //! [dog]
@@ -314,11 +317,11 @@ void tell_story(attn::Chapter& ch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const attn::ChapterInfo info{
+  const attn::book::ChapterInfo info{
       .executable = "ch07_positions",
       .summary =
           "Chapter 07: attention cannot see word order; sinusoidal and rotary positions fix it",
       .reference = "numpy",  // beyond the articles: checked against numpy's numbers
   };
-  return attn::run_chapter(argc, argv, info, tell_story);
+  return attn::book::run_chapter(argc, argv, info, tell_story);
 }

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace attn::agreement {
+namespace attn::ch10 {
 
 namespace {
 
@@ -159,9 +159,9 @@ Accuracy accuracy(const std::vector<Sentence>& sentences, const std::vector<arma
                       "({} × {})",
                       k, s.tokens.n_elem, z.n_rows, z.n_cols));
     if (z.has_nan())  // a NaN compares false both ways: it would count as a silent "wrong"
-      throw InputError(fmt::format("accuracy: the scores of sentence {} hold a NaN", k));
+      throw math::InputError(fmt::format("accuracy: the scores of sentence {} hold a NaN", k));
     if (s.verb_slot >= z.n_rows || s.pronoun_slot >= z.n_rows)
-      throw InputError(
+      throw math::InputError(
           fmt::format("accuracy: sentence {} has slots {} and {}, but only {} "
                       "predicted words",
                       k, s.verb_slot, s.pronoun_slot, z.n_rows));
@@ -207,15 +207,16 @@ namespace {
 void require_counts(std::string_view what, const arma::mat& counts) {
   const arma::uword V = vocabulary().size();
   if (counts.n_rows != V || counts.n_cols != V)
-    throw ShapeError(fmt::format("{}: counts is {}, not ({} × {})", what, shape_of(counts), V, V));
-  require_finite("counts", counts);
+    throw math::ShapeError(
+        fmt::format("{}: counts is {}, not ({} × {})", what, math::shape_of(counts), V, V));
+  math::require_finite("counts", counts);
   if (counts.min() < 0)
-    throw InputError(fmt::format("{}: counts holds a negative count {}", what, counts.min()));
+    throw math::InputError(fmt::format("{}: counts holds a negative count {}", what, counts.min()));
 }
 
 void require_tokens(std::string_view what, const Sentence& s) {
   if (s.tokens.is_empty())
-    throw InputError(fmt::format("{}: a sentence has no token", what));
+    throw math::InputError(fmt::format("{}: a sentence has no token", what));
   if (s.tokens.max() >= vocabulary().size())
     throw std::out_of_range(
         fmt::format("{}: a sentence holds the id {}, outside a vocabulary "
@@ -253,4 +254,4 @@ double bigram_loss(const arma::mat& counts, const std::vector<Sentence>& sentenc
   return predicted ? loss / static_cast<double>(predicted) : 0.0;
 }
 
-}  // namespace attn::agreement
+}  // namespace attn::ch10

@@ -20,7 +20,8 @@
 #include <string>
 #include <vector>
 
-namespace attn::agreement {
+/// \brief Chapter 10's own material: the agreement language, and the GPT trained on it.
+namespace attn::ch10 {
 
 /// \brief The 35 words, "." first. A word's id is its index here.
 /// \return the vocabulary.
@@ -128,4 +129,4 @@ arma::mat bigram_counts(const std::vector<Sentence>& sentences);
 ///         sentence predicts nothing and is allowed here).
 double bigram_loss(const arma::mat& counts, const std::vector<Sentence>& sentences);
 
-}  // namespace attn::agreement
+}  // namespace attn::ch10

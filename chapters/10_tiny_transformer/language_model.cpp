@@ -15,7 +15,7 @@
 #include <exception>
 #include <thread>
 
-namespace attn::agreement {
+namespace attn::ch10 {
 
 namespace {
 
@@ -48,14 +48,14 @@ std::vector<arma::mat> next_word_logits(const gpt::TransformerWeights& model,
 
 Evaluation evaluate(const gpt::TransformerWeights& model, const std::vector<Sentence>& sentences) {
   if (sentences.empty())
-    throw InputError("evaluate: there are no sentences");
+    throw math::InputError("evaluate: there are no sentences");
   const std::vector<arma::mat> logits = next_word_logits(model, sentences);
   double total = 0.0;
   arma::uword rows = 0;
   for (std::size_t k = 0; k < sentences.size(); ++k) {
     const arma::uvec& t = sentences[k].tokens;
-    total +=
-        cross_entropy(logits[k], t.tail(t.n_elem - 1)).loss * static_cast<double>(logits[k].n_rows);
+    total += math::cross_entropy(logits[k], t.tail(t.n_elem - 1)).loss *
+             static_cast<double>(logits[k].n_rows);
     rows += logits[k].n_rows;
   }
   return {total / static_cast<double>(rows), accuracy(sentences, logits)};
@@ -78,11 +78,11 @@ Trained train(const gpt::TransformerConfig& config, const TrainingSettings& sett
               const gpt::Progress& progress) {
   if (settings.steps == 0 || settings.batch_sentences == 0 || settings.evaluate_every == 0 ||
       training.empty() || heldout.empty())
-    throw InputError(
+    throw math::InputError(
         "train: the steps, batch, evaluation interval and both sets must all be positive");
   if (!std::isfinite(settings.learning_rate) || !(settings.learning_rate > 0.0))
-    throw InputError(fmt::format("train: the learning rate {} must be positive and finite",
-                                 settings.learning_rate));
+    throw math::InputError(fmt::format("train: the learning rate {} must be positive and finite",
+                                       settings.learning_rate));
   const fast::OneThread one_thread;  // small matrices: a team of threads costs more than it saves
   const auto started = std::chrono::steady_clock::now();
   const gpt::TrainingSettings run = trainer_settings(settings);
@@ -151,7 +151,7 @@ namespace {
 
 void require_input_word(std::string_view what, const Sentence& sentence) {
   if (sentence.tokens.n_elem < 2)
-    throw InputError(
+    throw math::InputError(
         fmt::format("{}: a sentence of {} token(s) has no input word before its "
                     "last",
                     what, sentence.tokens.n_elem));
@@ -166,21 +166,21 @@ std::vector<arma::mat> attention_grids(const gpt::TransformerWeights& model,
   const gpt::TransformerForward f = gpt::transformer_forward(model, inputs, arma::uvec{0});
   std::vector<arma::mat> grids;
   for (const gpt::BlockForward& b : f.blocks)
-    for (const Attention& head : b.attention.front().heads)
+    for (const math::Attention& head : b.attention.front().heads)
       grids.push_back(head.weights);
   return grids;
 }
 
-HeatmapRow attention_figure(const std::string& name, const gpt::TransformerWeights& model,
-                            const Sentence& sentence) {
+book::HeatmapRow attention_figure(const std::string& name, const gpt::TransformerWeights& model,
+                                  const Sentence& sentence) {
   require_input_word("attention_figure", sentence);
   const std::vector<std::string> inputs = words(sentence.tokens.head(sentence.tokens.n_elem - 1));
-  HeatmapRow row{name, fmt::format("Each head on \"{}\"", text(sentence.tokens)), {}};
+  book::HeatmapRow row{name, fmt::format("Each head on \"{}\"", text(sentence.tokens)), {}};
   const std::vector<arma::mat> grids = attention_grids(model, sentence);
   for (std::size_t k = 0; k < grids.size(); ++k)
     row.panels.push_back(
         {"", fmt::format("layer {}, head {}", k / model.config.heads, k % model.config.heads),
-         inputs, inputs, grids[k], ColourScale::weights, 2, true});
+         inputs, inputs, grids[k], book::ColourScale::weights, 2, true});
   return row;
 }
 
@@ -188,7 +188,7 @@ std::vector<HeadFocus> head_focus(const gpt::TransformerWeights& model,
                                   const std::vector<Sentence>& sentences,
                                   const std::function<arma::uword(const Sentence&)>& slot) {
   if (sentences.empty())
-    throw InputError("head_focus: there are no sentences");
+    throw math::InputError("head_focus: there are no sentences");
   const arma::uword heads = model.config.heads;
   std::vector<HeadFocus> focus(model.config.layers * heads);
   for (arma::uword k = 0; k < focus.size(); ++k)
@@ -197,13 +197,13 @@ std::vector<HeadFocus> head_focus(const gpt::TransformerWeights& model,
     const std::vector<arma::mat> grids = attention_grids(model, s);
     const arma::uword q = slot(s);
     if (grids.size() != focus.size())
-      throw ShapeError(
+      throw math::ShapeError(
           fmt::format("head_focus: the model has {} heads in all, its config {} "
                       "layers of {}",
                       grids.size(), model.config.layers, heads));
     const arma::uword n_inputs = grids.front().n_rows;
     if (std::max({q, s.subject, s.distractor, s.verb_slot + 1}) >= n_inputs)
-      throw InputError(
+      throw math::InputError(
           fmt::format("head_focus: slot {}, subject {}, distractor {} or verb {} is "
                       "not one of the sentence's {} input words",
                       q, s.subject, s.distractor, s.verb_slot + 1, n_inputs));
@@ -224,4 +224,4 @@ std::vector<HeadFocus> head_focus(const gpt::TransformerWeights& model,
   return focus;
 }
 
-}  // namespace attn::agreement
+}  // namespace attn::ch10

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace attn::agreement {
+namespace attn::ch10 {
 
 /// \brief How a model is trained: a fixed number of Adam steps at a constant rate, nothing
 ///        decided on the way.
@@ -131,7 +131,7 @@ std::vector<arma::mat> attention_grids(const gpt::TransformerWeights& model,
 ///        sentence's words. \param name the figure's file stem. \param model the weights.
 /// \param sentence the sentence. \return the figure, for Plotter::heatmaps().
 /// \throws InputError as attention_grids() does.
-HeatmapRow attention_figure(const std::string& name, const gpt::TransformerWeights& model,
-                            const Sentence& sentence);
+book::HeatmapRow attention_figure(const std::string& name, const gpt::TransformerWeights& model,
+                                  const Sentence& sentence);
 
-}  // namespace attn::agreement
+}  // namespace attn::ch10

@@ -10,7 +10,7 @@
 #include <iterator>
 #include <regex>
 
-namespace attn::kjv {
+namespace attn::ch11 {
 
 namespace {
 
@@ -68,8 +68,9 @@ std::string unlzw(std::span<const unsigned char> stream) {
       continue;
     }
     if (code > next_free || (code == next_free && previous < 0))
-      throw InputError(fmt::format("unlzw: code {} at bit {} is past the dictionary's {} entries",
-                                   code, bit - width, next_free));
+      throw math::InputError(
+          fmt::format("unlzw: code {} at bit {} is past the dictionary's {} entries", code,
+                      bit - width, next_free));
     // Decode `code`, or, for the one code not yet in the dictionary, the previous string
     // followed by its own first byte.
     std::uint32_t walk = code == next_free ? static_cast<std::uint32_t>(previous) : code;
@@ -99,25 +100,26 @@ std::string unlzw(std::span<const unsigned char> stream) {
 std::string read_bible(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw InputError(fmt::format(
+    throw math::InputError(fmt::format(
         "cannot read {}: chapter 11's corpus is the King James Bible of Debian's bible-kjv-text "
         "package (./scripts/install-deps installs it)",
         path));
   const std::string file{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   const std::size_t table = kHeaderBytes + 8;
   if (file.size() < table || file.compare(0, 4, "EC02") != 0)
-    throw InputError(fmt::format("{} does not start as bible-kjv-text's data file does", path));
+    throw math::InputError(
+        fmt::format("{} does not start as bible-kjv-text's data file does", path));
   const std::uint32_t windows = big_endian(file, kHeaderBytes + 4);
   if (windows != kWindows || file.size() < table + 4 * (windows + 1))
-    throw InputError(
+    throw math::InputError(
         fmt::format("{}: {} windows, where bible-kjv-text has {}", path, windows, kWindows));
   std::string text;
   for (std::uint32_t w = 0; w < windows; ++w) {
     const std::uint32_t begin = big_endian(file, table + 4 * w);
     const std::uint32_t end = big_endian(file, table + 4 * (w + 1));
     if (begin > end || end > file.size())
-      throw InputError(fmt::format("{}: window {} runs from byte {} to {} of {}", path, w, begin,
-                                   end, file.size()));
+      throw math::InputError(fmt::format("{}: window {} runs from byte {} to {} of {}", path, w,
+                                         begin, end, file.size()));
     const auto* bytes = reinterpret_cast<const unsigned char*>(file.data());
     text += unlzw({bytes + begin, bytes + end});
   }
@@ -152,4 +154,4 @@ Corpus split_corpus(const std::vector<Verse>& verses) {
   return corpus;
 }
 
-}  // namespace attn::kjv
+}  // namespace attn::ch11

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-namespace attn::kjv {
+/// \brief Chapter 11's own material: the King James Bible, decoded from Debian's file and split.
+namespace attn::ch11 {
 
 /// Where Debian's `bible-kjv-text` installs the compressed Bible.
 inline constexpr const char* kBiblePath = "/usr/lib/bible.data";
@@ -23,13 +24,13 @@ inline constexpr const char* kBiblePath = "/usr/lib/bible.data";
 ///        are read in groups of eight, a group being skipped to its end when the width changes
 ///        or the dictionary is cleared (as `compress` wrote them).
 /// \param stream the compressed bytes. \return the decoded bytes.
-/// \throws attn::InputError if a code refers to a dictionary entry that does not exist yet.
+/// \throws attn::math::InputError if a code refers to a dictionary entry that does not exist yet.
 std::string unlzw(std::span<const unsigned char> stream);
 
 /// \brief The whole text of `bible.data`: its header read, each window decoded, joined.
 /// \param path the file (kBiblePath). \return 4,404,475 bytes of 7-bit ASCII: a title line,
 ///        then one verse per line such as `Ge1:1 In the beginning God created ...`.
-/// \throws attn::InputError naming the file and the package if it cannot be read, and naming
+/// \throws attn::math::InputError naming the file and the package if it cannot be read, and naming
 ///         what is wrong if its header or a window is malformed.
 std::string read_bible(const std::string& path);
 
@@ -61,4 +62,4 @@ struct Corpus {
 /// \param verses from parse_verses(). \return the two parts, labels removed.
 Corpus split_corpus(const std::vector<Verse>& verses);
 
-}  // namespace attn::kjv
+}  // namespace attn::ch11

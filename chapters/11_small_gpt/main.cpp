@@ -33,9 +33,9 @@
 #include <vector>
 
 namespace {
-namespace colour = attn::colour;
+namespace colour = attn::book::colour;
 namespace gpt = attn::gpt;
-namespace kjv = attn::kjv;
+namespace ch11 = attn::ch11;
 using attn::text::BpeTokenizer;
 
 //! [settings]
@@ -96,7 +96,7 @@ const std::uint64_t kSampleSeed = 7;
 // The sampling settings the chapter compares.
 struct Setting {
   std::string label;
-  attn::SamplingOptions options;
+  attn::math::SamplingOptions options;
 };
 const std::vector<Setting> kSettings = {
     {"temperature 0.5", {.temperature = 0.5}},
@@ -116,7 +116,7 @@ struct Choices {
 struct Run {
   gpt::TrainingSettings settings;
   std::size_t evaluation_tokens = 0;
-  kjv::Corpus corpus;
+  ch11::Corpus corpus;
   std::size_t bible_bytes = 0;
   std::size_t verses = 0;
   BpeTokenizer tokenizer;
@@ -144,11 +144,11 @@ Run prepare(const Choices& choices) {
   Run run;
   run.settings = choices.quick ? quick(kTraining) : kTraining;
   run.evaluation_tokens = choices.quick ? kQuickEvaluationTokens : kEvaluationTokens;
-  const std::string bible = kjv::read_bible(kjv::kBiblePath);
-  const std::vector<kjv::Verse> verses = kjv::parse_verses(bible);
+  const std::string bible = ch11::read_bible(ch11::kBiblePath);
+  const std::vector<ch11::Verse> verses = ch11::parse_verses(bible);
   run.bible_bytes = bible.size();
   run.verses = verses.size();
-  run.corpus = kjv::split_corpus(verses);
+  run.corpus = ch11::split_corpus(verses);
   const auto start = std::chrono::steady_clock::now();
   run.tokenizer = attn::text::train_bpe(run.corpus.training, kVocabulary);
   run.tokenizer_seconds = seconds_since(start);
@@ -162,9 +162,9 @@ Run prepare(const Choices& choices) {
   return run;
 }
 
-void the_corpus(attn::Chapter& ch, const Run& run) {
+void the_corpus(attn::book::Chapter& ch, const Run& run) {
   fmt::print(ch.out, "The corpus: the King James Bible (public domain), {} in Debian's\n",
-             kjv::kBiblePath);
+             ch11::kBiblePath);
   fmt::print(ch.out, "bible-kjv-text: {} bytes decoded, {} verses. Chapters 10, 20, 30, ... are\n",
              run.bible_bytes, run.verses);
   fmt::print(ch.out, "held out: {} verses, {} bytes; the other {} verses, {} bytes, train.\n",
@@ -172,7 +172,7 @@ void the_corpus(attn::Chapter& ch, const Run& run) {
              run.corpus.training.size());
 }
 
-void the_tokenizer(attn::Chapter& ch, const Run& run) {
+void the_tokenizer(attn::book::Chapter& ch, const Run& run) {
   const BpeTokenizer& tokenizer = run.tokenizer;
   const std::vector<attn::text::TokenId> verse = tokenizer.encode(kExampleVerse);
   const bool round_trip = tokenizer.decode(token_ids(run.held_out.tokens)) == run.corpus.held_out;
@@ -193,7 +193,7 @@ void the_tokenizer(attn::Chapter& ch, const Run& run) {
 
 // What the tokenizer buys: bytes per token, on the text it learned from and on text it has
 // not seen.
-void compression(attn::Chapter& ch, const Run& run) {
+void compression(attn::book::Chapter& ch, const Run& run) {
   const double held_out_bytes_per_token = static_cast<double>(run.corpus.held_out.size()) /
                                           static_cast<double>(run.held_out.tokens.n_elem);
   fmt::print(ch.out, "The training part is {} tokens, {:.3f} bytes per token; the held-out\n",
@@ -202,7 +202,7 @@ void compression(attn::Chapter& ch, const Run& run) {
              held_out_bytes_per_token);
 }
 
-std::vector<double> the_baselines(attn::Chapter& ch, const Run& run) {
+std::vector<double> the_baselines(attn::book::Chapter& ch, const Run& run) {
   std::vector<double> bits;
   for (int n = 1; n <= kLongestNgram; ++n)
     bits.push_back(
@@ -222,8 +222,8 @@ gpt::TrainingState opening_state(const Run& run, const std::string& checkpoint) 
     return gpt::start(kModel, run.settings);
   try {
     return gpt::load_checkpoint(checkpoint, run.fingerprint, kModel);
-  } catch (const attn::InputError& e) {
-    throw attn::CommandLineError(
+  } catch (const attn::math::InputError& e) {
+    throw attn::book::CommandLineError(
         "--checkpoint", fmt::format("{} (delete it to train again, or name another file with "
                                     "--checkpoint); nothing was trained or written",
                                     e.what()));
@@ -231,7 +231,8 @@ gpt::TrainingState opening_state(const Run& run, const std::string& checkpoint) 
 }
 
 // Trains, or resumes from the checkpoint, or reads a finished run from it; saves as it goes.
-gpt::TrainingState the_training(attn::Chapter& ch, const Run& run, const std::string& checkpoint) {
+gpt::TrainingState the_training(attn::book::Chapter& ch, const Run& run,
+                                const std::string& checkpoint) {
   gpt::TrainingState state = opening_state(run, checkpoint);
   fmt::print(ch.out, "\nThe model: {} blocks, d_model {}, {} heads, MLP width {}, {} tokens of\n",
              kModel.layers, kModel.d_model, kModel.heads, kModel.d_ff, kModel.max_length);
@@ -264,7 +265,7 @@ gpt::TrainingState the_training(attn::Chapter& ch, const Run& run, const std::st
   return state;
 }
 
-void the_curves(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state,
+void the_curves(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state,
                 const std::vector<double>& ngram_bits) {
   const double to_bits_per_byte = 1.0 / (std::numbers::ln2 * run.training_bytes_per_token);
   const arma::uword points = state.curve.size();
@@ -284,10 +285,10 @@ void the_curves(attn::Chapter& ch, const Run& run, const gpt::TrainingState& sta
   fmt::print(ch.out, "per token, over ln 2 and the training part's {:.3f} bytes per token)\n",
              run.training_bytes_per_token);
   const auto level = [&](int n, const char* shade) {
-    return attn::Series{.label = fmt::format("byte {}-gram", n),
-                        .y = arma::rowvec(steps.n_elem).fill(ngram_bits[n - 1]),
-                        .colour = shade,
-                        .dashed = true};
+    return attn::book::Series{.label = fmt::format("byte {}-gram", n),
+                              .y = arma::rowvec(steps.n_elem).fill(ngram_bits[n - 1]),
+                              .colour = shade,
+                              .dashed = true};
   };
   ch.plots.lines(
       {.name = "11-01-loss",
@@ -301,12 +302,12 @@ void the_curves(attn::Chapter& ch, const Run& run, const gpt::TrainingState& sta
                   level(kLongestNgram, colour::dark_grey)},
        .key_at = "top right"});
   // The schedule is a function of the step: drawn at every step, so the warm-up shows.
-  const attn::WarmupCosine schedule = gpt::schedule_of(run.settings);
+  const attn::math::WarmupCosine schedule = gpt::schedule_of(run.settings);
   arma::rowvec every_step(static_cast<arma::uword>(run.settings.steps));
   arma::rowvec rate_at(every_step.n_elem);
   for (arma::uword t = 0; t < every_step.n_elem; ++t) {
     every_step(t) = static_cast<double>(t + 1);  // the step taken at this rate, counted from 1
-    rate_at(t) = attn::learning_rate(schedule, static_cast<std::int64_t>(t));
+    rate_at(t) = attn::math::learning_rate(schedule, static_cast<std::int64_t>(t));
   }
   ch.plots.lines({.name = "11-02-learning-rate",
                   .title = "The learning rate: linear warm-up, then cosine decay",
@@ -317,7 +318,7 @@ void the_curves(attn::Chapter& ch, const Run& run, const gpt::TrainingState& sta
                   .key_at = "top right"});
 }
 
-void the_comparison(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state,
+void the_comparison(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state,
                     const std::vector<double>& ngram_bits, bool quick) {
   const std::size_t scored = quick ? run.evaluation_tokens : 0;  // 0: all of it
   const double model_bits = gpt::bits_per_byte(state.weights, run.held_out, scored);
@@ -352,7 +353,7 @@ gpt::Continuation sampled(const gpt::TrainingState& state, const arma::uvec& pro
   return gpt::continue_text(state.weights, prompt, kSampleTokens, setting.options, rng);
 }
 
-void the_samples(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
+void the_samples(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
   const arma::uvec prompt = token_vector(run.tokenizer.encode(kSamplePrompt));
   fmt::print(ch.out, "\nSamples of {} tokens after \"{}\", seed {}, through the KV cache:\n",
              kSampleTokens, shown(kSamplePrompt), kSampleSeed);
@@ -364,7 +365,7 @@ void the_samples(attn::Chapter& ch, const Run& run, const gpt::TrainingState& st
 }
 
 // The KV cache against a whole forward pass over each prefix of a held-out verse.
-void the_cache(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
+void the_cache(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
   const std::string verse = run.corpus.held_out.substr(0, run.corpus.held_out.find('\n') + 1);
   const arma::uvec tokens = token_vector(run.tokenizer.encode(verse));
   gpt::Decoder decoder(state.weights);
@@ -386,7 +387,7 @@ void the_cache(attn::Chapter& ch, const Run& run, const gpt::TrainingState& stat
 }
 
 // One head's weights on the example verse, every query a token.
-void one_head(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
+void one_head(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
   const std::size_t layer = kModel.layers - 1;  // the last block
   const std::size_t head = 0;
   const std::vector<attn::text::TokenId> ids = run.tokenizer.encode(kExampleVerse);
@@ -402,7 +403,7 @@ void one_head(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state
                     .decimals = 1});
 }
 
-void continue_prompt(attn::Chapter& ch, const Run& run, const gpt::TrainingState& state,
+void continue_prompt(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state,
                      const std::string& prompt) {
   const Setting& setting = kSettings.back();
   const arma::uvec tokens = token_vector(run.tokenizer.encode(prompt));
@@ -452,7 +453,7 @@ int main(int argc, char** argv) {
   // about a fifth of the training time; keeping freed memory for reuse removes that.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  const attn::ChapterInfo info{
+  const attn::book::ChapterInfo info{
       .executable = "ch11_small_gpt",
       .summary =
           "Chapter 11: a small GPT trained here on the King James Bible, against byte "
@@ -482,7 +483,7 @@ int main(int argc, char** argv) {
         throw CLI::ValidationError("--checkpoint", problem + "; nothing was trained or written");
     });
   };
-  return attn::run_chapter(argc, argv, info, options, [&](attn::Chapter& ch) {
+  return attn::book::run_chapter(argc, argv, info, options, [&](attn::book::Chapter& ch) {
     const Run run = prepare(choices);
     the_corpus(ch, run);
     the_tokenizer(ch, run);

@@ -8,11 +8,11 @@
 
 namespace attn::exercises {
 
-TokenQKV project_token(const arma::rowvec& x, const Projections& W) {
+TokenQKV project_token(const arma::rowvec& x, const math::Projections& W) {
   for (const arma::mat* m : {&W.W_Q, &W.W_K, &W.W_V}) {
     if (x.n_cols != m->n_rows) {
-      throw std::invalid_argument("x " + shape_of(x) + " cannot multiply a projection " +
-                                  shape_of(*m));
+      throw std::invalid_argument("x " + math::shape_of(x) + " cannot multiply a projection " +
+                                  math::shape_of(*m));
     }
   }
   return {x * W.W_Q, x * W.W_K, x * W.W_V};
@@ -20,8 +20,8 @@ TokenQKV project_token(const arma::rowvec& x, const Projections& W) {
 
 OneQuery attend_one(const arma::rowvec& q, const arma::mat& K, const arma::mat& V) {
   if (q.n_cols != K.n_cols || K.n_rows != V.n_rows) {
-    throw std::invalid_argument("q " + shape_of(q) + ", K " + shape_of(K) + " and V " +
-                                shape_of(V) + " do not fit together");
+    throw std::invalid_argument("q " + math::shape_of(q) + ", K " + math::shape_of(K) + " and V " +
+                                math::shape_of(V) + " do not fit together");
   }
   OneQuery result;
   result.scores = q * K.t() / std::sqrt(static_cast<double>(q.n_cols));

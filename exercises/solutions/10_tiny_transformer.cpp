@@ -13,8 +13,8 @@ arma::rowvec layer_norm_backward_row(const arma::rowvec& x, const arma::rowvec& 
                                      const arma::rowvec& dy, double eps) {
   for (const arma::rowvec* other : {&gamma, &dy}) {
     if (other->n_elem != x.n_elem) {
-      throw std::invalid_argument("layer norm of x " + shape_of(x) + " cannot take " +
-                                  (other == &gamma ? "gamma " : "dy ") + shape_of(*other));
+      throw std::invalid_argument("layer norm of x " + math::shape_of(x) + " cannot take " +
+                                  (other == &gamma ? "gamma " : "dy ") + math::shape_of(*other));
     }
   }
   const double d = static_cast<double>(x.n_elem);
@@ -30,7 +30,7 @@ arma::rowvec layer_norm_backward_row(const arma::rowvec& x, const arma::rowvec& 
 double cross_entropy_row(const arma::rowvec& logits, arma::uword target) {
   if (target >= logits.n_elem) {
     throw std::out_of_range("target " + std::to_string(target) + " is not a column of logits " +
-                            shape_of(logits));
+                            math::shape_of(logits));
   }
   const double largest = logits.max();
   const double log_sum_exp = largest + std::log(arma::accu(arma::exp(logits - largest)));

@@ -10,7 +10,7 @@ namespace attn::exercises {
 
 // Exercise 3.1: one token's query, key and value.
 // Its statement and hint: exercises/03_qkv_projections.hpp, or ./scripts/exercises 3.1.
-TokenQKV project_token(const arma::rowvec& x, const Projections& W) {
+TokenQKV project_token(const arma::rowvec& x, const math::Projections& W) {
   not_solved("3.1", x, W);
 }
 

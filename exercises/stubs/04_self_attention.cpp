@@ -16,7 +16,7 @@ double uniform_from_bits(std::uint64_t bits) {
 
 // Exercise 4.2: the weights the article prints for "the cat drank the milk".
 // Its statement and hint: exercises/04_self_attention.hpp, or ./scripts/exercises 4.2.
-arma::mat self_attention_weights(const arma::mat& X, const Projections& W) {
+arma::mat self_attention_weights(const arma::mat& X, const math::Projections& W) {
   not_solved("4.2", X, W);
 }
 

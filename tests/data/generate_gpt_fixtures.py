@@ -16,7 +16,7 @@ Each of three steps does, as chapter 11's training loop does:
 with AdamW's two parameter groups: weight decay 0.1 on the block matrices (W_Q, W_K, W_V,
 W_O, W1, W2: in torch in_proj_weight, out_proj.weight, fc1.weight, fc2.weight), 0 on the
 rest (embeddings, positions, biases, layer norms), the chapter's betas (0.9, 0.999) and eps
-1e-8 (attn::AdamW's defaults), and the learning rate from torch's own schedulers, as
+1e-8 (attn::math::AdamW's defaults), and the learning rate from torch's own schedulers, as
 attn/math/optimizer.hpp names them:
 
     SequentialLR(opt, [LinearLR(opt, start_factor=s, total_iters=W),
@@ -62,7 +62,7 @@ torch.set_default_dtype(torch.float64)
 # The model: small, so the file stays small, with every kind of layer twice.
 V, D, HEADS, LAYERS, D_FF, MAX_LENGTH = 11, 8, 2, 2, 16, 6
 WINDOWS = 3
-# The optimiser: chapter 11's weight decay, attn::AdamW's default betas and eps.
+# The optimiser: chapter 11's weight decay, attn::math::AdamW's default betas and eps.
 BETAS, EPS, WEIGHT_DECAY = (0.9, 0.999), 1e-8, 0.1
 # The schedule (peak, minimum, warm-up steps W, total steps T, start factor s): steps 0, 1, 2
 # run at s·peak, peak and halfway down the cosine.

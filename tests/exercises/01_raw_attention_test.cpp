@@ -28,7 +28,7 @@ TEST(Exercise1_1, WeightsArePositiveAndSumToOne) {
       << "every weight must be positive; the smallest is " << weights.min();
   EXPECT_TRUE(
       near("the weights of two equal scores (entries 2 and 3)", weights(2), weights(3), 0.0));
-  EXPECT_TRUE(near("the weights", weights, attn::softmax(scores), 1e-15));
+  EXPECT_TRUE(near("the weights", weights, attn::math::softmax(scores), 1e-15));
 }
 
 TEST(Exercise1_1, LargeScoresDoNotOverflow) {
@@ -37,11 +37,11 @@ TEST(Exercise1_1, LargeScoresDoNotOverflow) {
   EXPECT_TRUE(weights.is_finite()) << "the weights of [1000 999 998] are not finite: " << weights
                                    << "subtract the largest score first";
   EXPECT_TRUE(near("the weights of [1000 999 998] (the same as of [2 1 0])", weights,
-                   attn::softmax(arma::rowvec{2.0, 1.0, 0.0}), 1e-15));
+                   attn::math::softmax(arma::rowvec{2.0, 1.0, 0.0}), 1e-15));
 }
 
 TEST(Exercise1_2, BanksBlendIsTheArticles) {
-  const auto example = attn::examples::money_bank_river();
+  const auto example = attn::ch01::money_bank_river();
   const arma::rowvec z_bank = blend_for(example.embeddings, example.bank);
   EXPECT_TRUE(
       near("z_bank, to the article's three digits", z_bank, arma::rowvec{0.734, 0.441}, 0.0005));
@@ -50,7 +50,7 @@ TEST(Exercise1_2, BanksBlendIsTheArticles) {
 }
 
 TEST(Exercise1_2, EveryTokensBlendIsChapter01s) {
-  const auto example = attn::examples::money_bank_river();
+  const auto example = attn::ch01::money_bank_river();
   // Chapter 01: money -> [0.541, 0.689], river -> [0.622, 0.595].
   EXPECT_TRUE(
       near("z_money", blend_for(example.embeddings, 0), arma::rowvec{0.541, 0.689}, 0.0005));
@@ -59,7 +59,7 @@ TEST(Exercise1_2, EveryTokensBlendIsChapter01s) {
 }
 
 TEST(Exercise1_2, AQueryOutsideTheSentenceIsRefused) {
-  const auto example = attn::examples::money_bank_river();
+  const auto example = attn::ch01::money_bank_river();
   EXPECT_THROW(blend_for(example.embeddings, 3), std::out_of_range)
       << "E has 3 rows (0, 1, 2), so query 3 must throw std::out_of_range";
 }

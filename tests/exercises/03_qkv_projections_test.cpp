@@ -18,7 +18,7 @@ const arma::uword kExport = 4;  // why did my Nimbus export fail
 
 // Chapter 03 prints Q(export) = [0.35, 0.22], K(export) = [0.95, 0.50], V(export) = [1.10, 0.75].
 TEST(Exercise3_1, ExportsProjectionsAreChapter03s) {
-  const auto nimbus = attn::examples::nimbus_thread();
+  const auto nimbus = attn::ch02::nimbus_thread();
   const TokenQKV p = project_token(nimbus.embeddings.row(kExport), nimbus.projections);
   EXPECT_TRUE(near("Q(export)", p.q, arma::rowvec{0.35, 0.22}, 0.005));
   EXPECT_TRUE(near("K(export)", p.k, arma::rowvec{0.95, 0.50}, 0.005));
@@ -27,8 +27,8 @@ TEST(Exercise3_1, ExportsProjectionsAreChapter03s) {
 
 // Every token's projections are rows of the library's Q = X W_Q, K = X W_K, V = X W_V.
 TEST(Exercise3_1, EveryTokenMatchesTheLibrary) {
-  const auto nimbus = attn::examples::nimbus_thread();
-  const attn::QKV all = attn::project(nimbus.embeddings, nimbus.projections);
+  const auto nimbus = attn::ch02::nimbus_thread();
+  const attn::math::QKV all = attn::math::project(nimbus.embeddings, nimbus.projections);
   for (arma::uword i = 0; i < nimbus.tokens.size(); ++i) {
     const TokenQKV p = project_token(nimbus.embeddings.row(i), nimbus.projections);
     EXPECT_TRUE(near("q(" + nimbus.tokens[i] + ")", p.q, all.Q.row(i), 1e-15));
@@ -39,7 +39,7 @@ TEST(Exercise3_1, EveryTokenMatchesTheLibrary) {
 
 // A 3-wide embedding against 2-row projections: the message names both shapes.
 TEST(Exercise3_1, AShapeMismatchNamesBothShapes) {
-  const auto nimbus = attn::examples::nimbus_thread();
+  const auto nimbus = attn::ch02::nimbus_thread();
   const arma::rowvec x{1.5, 0.5, 2.0};
   try {
     project_token(x, nimbus.projections);
@@ -47,7 +47,8 @@ TEST(Exercise3_1, AShapeMismatchNamesBothShapes) {
         << "x is (1 × 3) and W_Q is (2 × 2): project_token must throw std::invalid_argument";
   } catch (const std::invalid_argument& error) {
     const std::string message = error.what();
-    for (const std::string& shape : {attn::shape_of(x), attn::shape_of(nimbus.projections.W_Q)}) {
+    for (const std::string& shape :
+         {attn::math::shape_of(x), attn::math::shape_of(nimbus.projections.W_Q)}) {
       EXPECT_NE(message.find(shape), std::string::npos)
           << "the message \"" << message << "\" does not name the shape " << shape;
     }
@@ -56,8 +57,8 @@ TEST(Exercise3_1, AShapeMismatchNamesBothShapes) {
 
 // Chapter 03's walk for "export", one step at a time, so that a wrong step is named.
 TEST(Exercise3_2, ExportsWalkIsChapter03s) {
-  const auto nimbus = attn::examples::nimbus_thread();
-  const attn::QKV all = attn::project(nimbus.embeddings, nimbus.projections);
+  const auto nimbus = attn::ch02::nimbus_thread();
+  const attn::math::QKV all = attn::math::project(nimbus.embeddings, nimbus.projections);
   const OneQuery walk = attend_one(all.Q.row(kExport), all.K, all.V);
   EXPECT_TRUE(near("step 2, the scores Q(export) · K(j) / √2", walk.scores,
                    arma::rowvec{-0.05, -0.14, 0.00, 0.14, 0.31, 0.36}, 0.005));
@@ -68,9 +69,10 @@ TEST(Exercise3_2, ExportsWalkIsChapter03s) {
 
 // Every token's walk is a row of the library's scaled dot-product attention.
 TEST(Exercise3_2, EveryQueryMatchesTheLibrary) {
-  const auto nimbus = attn::examples::nimbus_thread();
-  const attn::Attention full = attn::self_attention(nimbus.embeddings, nimbus.projections);
-  const attn::QKV all = attn::project(nimbus.embeddings, nimbus.projections);
+  const auto nimbus = attn::ch02::nimbus_thread();
+  const attn::math::Attention full =
+      attn::math::self_attention(nimbus.embeddings, nimbus.projections);
+  const attn::math::QKV all = attn::math::project(nimbus.embeddings, nimbus.projections);
   for (arma::uword i = 0; i < nimbus.tokens.size(); ++i) {
     const OneQuery walk = attend_one(all.Q.row(i), all.K, all.V);
     EXPECT_TRUE(near("scores of " + nimbus.tokens[i], walk.scores, full.scores.row(i), 1e-15));

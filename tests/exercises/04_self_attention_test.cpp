@@ -38,7 +38,7 @@ TEST(Exercise4_1, TheEndsOfTheRange) {
 
 // The article's grid (printed to two digits) and the library's (every digit).
 TEST(Exercise4_2, TheGridIsTheArticles) {
-  const auto sentence = attn::examples::random_sentence("0", "the cat drank the milk");
+  const auto sentence = attn::ch04::random_sentence("0", "the cat drank the milk");
   const arma::mat weights = self_attention_weights(sentence.X, sentence.W);
   const arma::mat article{{0.03, 0.32, 0.12, 0.51, 0.02},
                           {0.56, 0.13, 0.05, 0.02, 0.24},
@@ -46,16 +46,16 @@ TEST(Exercise4_2, TheGridIsTheArticles) {
                           {0.08, 0.15, 0.50, 0.16, 0.11},
                           {0.02, 0.38, 0.20, 0.39, 0.02}};
   EXPECT_TRUE(near("the weights, to the article's two digits", weights, article, 0.005));
-  EXPECT_TRUE(
-      near("the weights", weights, attn::self_attention(sentence.X, sentence.W).weights, 1e-14));
+  EXPECT_TRUE(near("the weights", weights,
+                   attn::math::self_attention(sentence.X, sentence.W).weights, 1e-14));
 }
 
 // Another seed and sentence: rows still sum to 1 and agree with the library.
 TEST(Exercise4_2, AnySentenceMatchesTheLibrary) {
-  const auto sentence = attn::examples::random_sentence("7", "the dog chased the ball");
+  const auto sentence = attn::ch04::random_sentence("7", "the dog chased the ball");
   const arma::mat weights = self_attention_weights(sentence.X, sentence.W);
   EXPECT_TRUE(near("the row sums", arma::mat(arma::sum(weights, 1)),
                    arma::mat(arma::ones(weights.n_rows, 1)), 1e-12));
   EXPECT_TRUE(near("the weights (seed 7)", weights,
-                   attn::self_attention(sentence.X, sentence.W).weights, 1e-14));
+                   attn::math::self_attention(sentence.X, sentence.W).weights, 1e-14));
 }

@@ -23,7 +23,7 @@ arma::mat finite_difference_jacobian(const arma::rowvec& scores) {
     arma::rowvec up = scores, down = scores;
     up(j) += h;
     down(j) -= h;
-    J.col(j) = (attn::softmax(up) - attn::softmax(down)).t() / (2 * h);
+    J.col(j) = (attn::math::softmax(up) - attn::math::softmax(down)).t() / (2 * h);
   }
   return J;
 }
@@ -32,33 +32,34 @@ arma::mat finite_difference_jacobian(const arma::rowvec& scores) {
 
 // The derivative itself: against central finite differences of the softmax.
 TEST(Exercise5_1, MatchesFiniteDifferences) {
-  const arma::mat J = softmax_jacobian_of(attn::softmax(kScores));
+  const arma::mat J = softmax_jacobian_of(attn::math::softmax(kScores));
   EXPECT_TRUE(near("J", J, finite_difference_jacobian(kScores), 1e-9));
 }
 
 // Its shape of the answer: symmetric, rows summing to 0, equal to the library's.
 TEST(Exercise5_1, SymmetricWithRowsSummingToZero) {
-  const arma::rowvec y = attn::softmax(kScores);
+  const arma::rowvec y = attn::math::softmax(kScores);
   const arma::mat J = softmax_jacobian_of(y);
   EXPECT_TRUE(near("J against its transpose", J, arma::mat(J.t()), 1e-16));
   EXPECT_TRUE(near("the row sums of J", arma::mat(arma::sum(J, 1)),
                    arma::mat(arma::zeros(y.n_elem, 1)), 1e-16));
-  EXPECT_TRUE(near("J", J, attn::softmax_jacobian(y), 1e-16));
+  EXPECT_TRUE(near("J", J, attn::math::softmax_jacobian(y), 1e-16));
 }
 
 // J^T g, as the Jacobian would give it.
 TEST(Exercise5_2, EqualsTheJacobiansProduct) {
-  const arma::rowvec y = attn::softmax(kScores);
+  const arma::rowvec y = attn::math::softmax(kScores);
   const arma::rowvec g{1.0, -2.0, 0.5, 3.0, -0.25};
-  EXPECT_TRUE(near("dL/ds", softmax_backward_row(y, g), g * attn::softmax_jacobian(y), 1e-15));
+  EXPECT_TRUE(
+      near("dL/ds", softmax_backward_row(y, g), g * attn::math::softmax_jacobian(y), 1e-15));
 }
 
 // Against finite differences of L(s) = g · softmax(s).
 TEST(Exercise5_2, MatchesFiniteDifferences) {
   const arma::rowvec g{1.0, -2.0, 0.5, 3.0, -0.25};
   const arma::rowvec expected = attn_exercise::central_differences(
-      [&](const arma::rowvec& s) { return arma::dot(g, attn::softmax(s)); }, kScores, 1e-6);
-  EXPECT_TRUE(near("dL/ds", softmax_backward_row(attn::softmax(kScores), g), expected, 1e-9));
+      [&](const arma::rowvec& s) { return arma::dot(g, attn::math::softmax(s)); }, kScores, 1e-6);
+  EXPECT_TRUE(near("dL/ds", softmax_backward_row(attn::math::softmax(kScores), g), expected, 1e-9));
 }
 
 // A long row of equal weights 1/m, where the answer is known: dL/ds_j = (g_j − mean(g)) / m.

@@ -1,4 +1,4 @@
-// Chapter 06's exercises: Adam's step against the library's attn::AdamW with no parameter
+// Chapter 06's exercises: Adam's step against the library's attn::math::AdamW with no parameter
 // decayed (Adam), and the loss behind the chapter's "it -> cat after training: 0.61".
 #include "06_trained_head.hpp"
 
@@ -31,8 +31,8 @@ std::vector<arma::mat> four_gradients() {
           arma::mat{{0.0, -0.8, 5e-4}, {5.0, 2e-6, -0.9}}};
 }
 
-// Steps our adam_update and the library's Adam (attn::AdamW, nothing decayed) side by side on the
-// same gradients and expects them to agree after every step.
+// Steps our adam_update and the library's Adam (attn::math::AdamW, nothing decayed) side by side on
+// the same gradients and expects them to agree after every step.
 void expect_same_path_as_library(double lr, double beta1, double beta2, double epsilon,
                                  bool with_defaults) {
   std::ostringstream settings;
@@ -44,7 +44,7 @@ void expect_same_path_as_library(double lr, double beta1, double beta2, double e
   }
   arma::mat ours = kStart, library = kStart;
   AdamMoments moments;
-  attn::AdamW adam({false}, 0.0, beta1, beta2, epsilon);  // Adam: nothing decays
+  attn::math::AdamW adam({false}, 0.0, beta1, beta2, epsilon);  // Adam: nothing decays
   const std::vector<arma::mat> gradients = four_gradients();
   for (std::size_t step = 0; step < gradients.size(); ++step) {
     if (with_defaults) {
@@ -53,9 +53,10 @@ void expect_same_path_as_library(double lr, double beta1, double beta2, double e
       adam_update(ours, gradients[step], moments, lr, beta1, beta2, epsilon);
     }
     adam.step({&library}, {gradients[step]}, lr);
-    const ::testing::AssertionResult same = near("θ after step " + std::to_string(step + 1) + " (" +
-                                                     settings.str() + "), against attn::AdamW's",
-                                                 ours, library, 1e-14);
+    const ::testing::AssertionResult same =
+        near("θ after step " + std::to_string(step + 1) + " (" + settings.str() +
+                 "), against attn::math::AdamW's",
+             ours, library, 1e-14);
     EXPECT_TRUE(same);
     EXPECT_EQ(moments.t, static_cast<int>(step + 1))
         << "moments.t counts the steps: after step " << step + 1 << " it should be " << step + 1;
@@ -169,7 +170,7 @@ TEST(Exercise6_2, ScoresOfPlusOrMinus1000StayFinite) {
   EXPECT_TRUE(near("the loss of [1000 -1000 999] with target 0 (the same as of [1 -1999 0])",
                    close.loss, std::log1p(std::exp(-1.0)), 1e-12));
   EXPECT_TRUE(near("dscores of [1000 -1000 999] with target 0", close.dscores,
-                   attn::softmax(scores) - arma::rowvec{1.0, 0.0, 0.0}, 1e-15));
+                   attn::math::softmax(scores) - arma::rowvec{1.0, 0.0, 0.0}, 1e-15));
 }
 
 TEST(Exercise6_2, ATargetOutsideTheRowIsRefused) {

@@ -56,12 +56,12 @@ TEST(Exercise7_1, TurnsCounterclockwise) {
 }
 
 TEST(Exercise7_1, AgreesWithTheLibrarysRotary) {
-  // attn::rotary turns pair i of row r by positions(r) · θ_i: with two columns θ = 1, and with
-  // four the second pair (columns 2 and 3) has θ = rotary_frequencies(4)(1).
+  // attn::math::rotary turns pair i of row r by positions(r) · θ_i: with two columns θ = 1, and
+  // with four the second pair (columns 2 and 3) has θ = rotary_frequencies(4)(1).
   const arma::mat X{
       {1.0, 2.0, 0.5, -1.5}, {3.0, -1.0, 2.0, 0.0}, {-0.5, 0.25, -3.0, 1.0}, {0.0, 4.0, 1.0, 1.0}};
   const arma::vec positions{0.0, 1.0, 7.0, 100.5};
-  const double theta1 = attn::rotary_frequencies(4)(1);
+  const double theta1 = attn::math::rotary_frequencies(4)(1);
   arma::mat first_pair(X.n_rows, 2), second_pair(X.n_rows, 2);
   for (arma::uword r = 0; r < X.n_rows; ++r) {
     first_pair.row(r) = as_row(rotate_pair({X(r, 0), X(r, 1)}, positions(r), 1.0));
@@ -69,12 +69,12 @@ TEST(Exercise7_1, AgreesWithTheLibrarysRotary) {
   }
   EXPECT_TRUE(
       near("columns 0 and 1 turned with θ = 1 (row r at position 0, 1, 7, 100.5), "
-           "against attn::rotary",
-           first_pair, attn::rotary(X.cols(0, 1), positions), 1e-14));
+           "against attn::math::rotary",
+           first_pair, attn::math::rotary(X.cols(0, 1), positions), 1e-14));
   EXPECT_TRUE(
       near("columns 2 and 3 turned with θ = rotary_frequencies(4)(1), against "
-           "attn::rotary of all four columns",
-           second_pair, attn::rotary(X, positions).cols(2, 3), 1e-14));
+           "attn::math::rotary of all four columns",
+           second_pair, attn::math::rotary(X, positions).cols(2, 3), 1e-14));
 }
 
 TEST(Exercise7_1, ATurnKeepsTheLength) {
@@ -112,7 +112,7 @@ TEST(Exercise7_2, Position1Column2For512Columns) {
 }
 
 TEST(Exercise7_2, MatchesTheLibrarysEncoding) {
-  // attn::sinusoidal_positions(n, d) holds the rows of positions 0 to n - 1, one per row.
+  // attn::math::sinusoidal_positions(n, d) holds the rows of positions 0 to n - 1, one per row.
   const arma::uword positions = 20;
   for (const arma::uword d_model : {2u, 6u, 64u, 512u}) {
     arma::mat ours(positions, d_model);
@@ -123,8 +123,8 @@ TEST(Exercise7_2, MatchesTheLibrarysEncoding) {
       ours.row(p) = row;
     }
     EXPECT_TRUE(near("your rows for positions 0 to 19 (row p is position p), d_model = " +
-                         std::to_string(d_model) + ", against attn::sinusoidal_positions",
-                     ours, attn::sinusoidal_positions(positions, d_model), 1e-14));
+                         std::to_string(d_model) + ", against attn::math::sinusoidal_positions",
+                     ours, attn::math::sinusoidal_positions(positions, d_model), 1e-14));
   }
 }
 

@@ -18,8 +18,8 @@ using namespace attn::exercises;
 
 namespace {
 
-// The softmax of each row of S, where S may hold −∞ (attn::softmax_rows refuses it). Every row
-// of a causal grid keeps its diagonal, so each row's maximum is finite.
+// The softmax of each row of S, where S may hold −∞ (attn::math::softmax_rows refuses it). Every
+// row of a causal grid keeps its diagonal, so each row's maximum is finite.
 arma::mat softmax_rows_with_infinities(const arma::mat& S) {
   arma::mat W(S.n_rows, S.n_cols);
   for (arma::uword i = 0; i < S.n_rows; ++i) {
@@ -35,7 +35,7 @@ arma::mat softmax_rows_with_infinities(const arma::mat& S) {
 TEST(Exercise8_1, EqualsTheLibrarysAdditiveMask) {
   for (arma::uword n = 1; n <= 6; ++n) {
     EXPECT_TRUE(near("causal_additive_mask(" + std::to_string(n) + ")", causal_additive_mask(n),
-                     attn::Mask::causal(n).additive(), 0.0));
+                     attn::math::Mask::causal(n).additive(), 0.0));
   }
 }
 
@@ -47,14 +47,14 @@ TEST(Exercise8_1, OneTokenGivesZero) {
 }
 
 // Added to scores, the mask gives weights of exactly 0 above the diagonal and exactly 1 for the
-// first token on itself, the weights attn::masked_softmax_rows gives with Mask::causal.
+// first token on itself, the weights attn::math::masked_softmax_rows gives with Mask::causal.
 TEST(Exercise8_1, MaskedWeightsAreExactlyZero) {
   const arma::uword n = 5;
   attn::numpy::Generator rng = attn::numpy::default_rng(8);
   const arma::mat scores = 3.0 * rng.normal(n, n);
   const arma::mat mask = causal_additive_mask(n);
   ASSERT_TRUE(mask.n_rows == n && mask.n_cols == n)
-      << "causal_additive_mask(5) has shape " << attn::shape_of(mask) << ", expected (5 × 5)";
+      << "causal_additive_mask(5) has shape " << attn::math::shape_of(mask) << ", expected (5 × 5)";
   const arma::mat weights = softmax_rows_with_infinities(scores + mask);
   for (arma::uword i = 0; i < n; ++i) {
     for (arma::uword j = i + 1; j < n; ++j) {
@@ -65,7 +65,7 @@ TEST(Exercise8_1, MaskedWeightsAreExactlyZero) {
   EXPECT_TRUE(near("the first token's weights", weights.row(0), arma::rowvec{1, 0, 0, 0, 0}, 0.0))
       << "the first token has nothing before it, so all its weight stays on itself";
   EXPECT_TRUE(near("the masked weights", weights,
-                   attn::masked_softmax_rows(scores, attn::Mask::causal(n)), 1e-15));
+                   attn::math::masked_softmax_rows(scores, attn::math::Mask::causal(n)), 1e-15));
 }
 
 // The blocks are the library's, head 0 first, for every head count that divides d = 8.
@@ -74,7 +74,7 @@ TEST(Exercise8_2, EqualsTheLibrarysSplit) {
   const arma::mat X = rng.normal(5, 8);
   for (const arma::uword heads : {1, 2, 4, 8}) {
     const std::vector<arma::mat> mine = split_into_heads(X, heads);
-    const std::vector<arma::mat> library = attn::split_heads(X, heads);
+    const std::vector<arma::mat> library = attn::math::split_heads(X, heads);
     ASSERT_EQ(mine.size(), library.size())
         << "split_into_heads(X, " << heads << ") should return " << heads << " blocks";
     for (std::size_t k = 0; k < mine.size(); ++k) {
@@ -92,9 +92,10 @@ TEST(Exercise8_2, ConcatenatingTheHeadsGivesXBack) {
   ASSERT_EQ(heads.size(), 2U) << "X (5 × 8) split into 2 heads should give 2 blocks";
   for (const arma::mat& head : heads) {
     EXPECT_TRUE(head.n_rows == 5 && head.n_cols == 4)
-        << "each head of X (5 × 8) should be (5 × 4), not " << attn::shape_of(head);
+        << "each head of X (5 × 8) should be (5 × 4), not " << attn::math::shape_of(head);
   }
-  EXPECT_TRUE(near("concat_heads(split_into_heads(X, 2))", attn::concat_heads(heads), X, 0.0));
+  EXPECT_TRUE(
+      near("concat_heads(split_into_heads(X, 2))", attn::math::concat_heads(heads), X, 0.0));
 }
 
 // Heads that cannot share the columns equally are refused, and the message says why.

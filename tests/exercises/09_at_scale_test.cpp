@@ -5,6 +5,7 @@
 
 #include "exercise_checks.hpp"
 
+#include <09_at_scale/online_softmax.hpp>
 #include <attn/math/softmax.hpp>
 #include <attn/math/streaming.hpp>
 #include <attn/numpy/numpy_random.hpp>
@@ -50,8 +51,8 @@ OnlineState fold(const arma::rowvec& scores, const arma::mat& V, arma::uword fir
 // The library's state after keys first to last, for exercise 9.2, which must not rely on 9.1.
 OnlineState library_state(const arma::rowvec& scores, const arma::mat& V, arma::uword first,
                           arma::uword last) {
-  const attn::OnlineStep step =
-      attn::online_softmax_steps(scores.cols(first, last), V.rows(first, last), 1).back();
+  const attn::ch09::OnlineStep step =
+      attn::ch09::online_softmax_steps(scores.cols(first, last), V.rows(first, last), 1).back();
   return {step.m, step.l, step.O};
 }
 
@@ -80,7 +81,8 @@ TEST(Exercise9_1, EqualsTheSoftmaxOnRandomRows) {
   EXPECT_TRUE(near("m after 40 keys (the largest score)", state.m, scores.max(), 0.0));
   EXPECT_TRUE(
       near("l after 40 keys", state.l, arma::accu(arma::exp(scores - scores.max())), 1e-13));
-  EXPECT_TRUE(near("O / l after 40 keys", state.o / state.l, attn::softmax(scores) * V, 1e-13));
+  EXPECT_TRUE(
+      near("O / l after 40 keys", state.o / state.l, attn::math::softmax(scores) * V, 1e-13));
 }
 
 // The first key from the empty state (m = −∞) gives m = s, l = 1, O = v, with no NaN.
@@ -143,5 +145,5 @@ TEST(Exercise9_2, OrderDoesNotMatter) {
       near_state("merge_states(b, a) against merge_states(a, b)", merge_states(b, a), ab, 1e-15));
   EXPECT_TRUE(near_state("merge_states(a, b) against all 40 keys", ab,
                          library_state(scores, V, 0, 39), 1e-13));
-  EXPECT_TRUE(near("the merged output O / l", ab.o / ab.l, attn::softmax(scores) * V, 1e-13));
+  EXPECT_TRUE(near("the merged output O / l", ab.o / ab.l, attn::math::softmax(scores) * V, 1e-13));
 }

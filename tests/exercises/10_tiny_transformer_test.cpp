@@ -36,7 +36,7 @@ Row random_row(std::uint64_t seed) {
 // L(x) = Σ_j dy_j y_j, with y the library's layer norm of x (β = 0).
 double loss(const Row& row, const arma::rowvec& x) {
   const arma::rowvec beta(x.n_elem, arma::fill::zeros);
-  const attn::LayerNorm forward = attn::layer_norm(x, row.gamma, beta);
+  const attn::math::LayerNorm forward = attn::math::layer_norm(x, row.gamma, beta);
   return arma::accu(row.dy % forward.y);
 }
 
@@ -47,8 +47,8 @@ TEST(Exercise10_1, EqualsTheLibrarysBackwardPass) {
   for (const std::uint64_t seed : {10U, 11U, 12U}) {
     const Row row = random_row(seed);
     const arma::rowvec beta(row.x.n_elem, arma::fill::zeros);
-    const attn::LayerNorm forward = attn::layer_norm(row.x, row.gamma, beta);
-    const arma::mat expected = attn::layer_norm_backward(forward, row.gamma, row.dy).dx;
+    const attn::math::LayerNorm forward = attn::math::layer_norm(row.x, row.gamma, beta);
+    const arma::mat expected = attn::math::layer_norm_backward(forward, row.gamma, row.dy).dx;
     EXPECT_TRUE(near("dL/dx (seed " + std::to_string(seed) + ")",
                      layer_norm_backward_row(row.x, row.gamma, row.dy), expected, 1e-13));
   }
@@ -93,7 +93,7 @@ TEST(Exercise10_1, AShapeMismatchNamesBothShapes) {
                     << " is (1 × 5): layer_norm_backward_row must throw std::invalid_argument";
     } catch (const std::invalid_argument& error) {
       const std::string message = error.what();
-      for (const std::string& shape : {attn::shape_of(row.x), attn::shape_of(five)}) {
+      for (const std::string& shape : {attn::math::shape_of(row.x), attn::math::shape_of(five)}) {
         EXPECT_NE(message.find(shape), std::string::npos)
             << "with " << c.name << " (1 × 5), the message \"" << message
             << "\" does not name the shape " << shape;
@@ -129,12 +129,12 @@ TEST(Exercise10_2, LargeLogitsStayFinite) {
                    std::log(std::exp(1.0) + 1.0 + std::exp(-1.0)), 1e-14));
 }
 
-// One row of attn::cross_entropy, for every target of a random row of 35 logits.
+// One row of attn::math::cross_entropy, for every target of a random row of 35 logits.
 TEST(Exercise10_2, EqualsTheLibrarysCrossEntropy) {
   attn::numpy::Generator rng = attn::numpy::default_rng(35);
   const arma::rowvec logits = 3.0 * rng.normal(1, 35);
   for (arma::uword t = 0; t < logits.n_elem; ++t) {
-    const double expected = attn::cross_entropy(logits, arma::uvec{t}).loss;
+    const double expected = attn::math::cross_entropy(logits, arma::uvec{t}).loss;
     EXPECT_TRUE(near("the loss for target " + std::to_string(t), cross_entropy_row(logits, t),
                      expected, 1e-14));
   }

@@ -294,7 +294,7 @@ TEST(Exercise11_2, TiesGoToTheLowerIndices) {
 // p = 1 keeps every token: the distribution comes back as it was.
 TEST(Exercise11_2, POfOneKeepsEveryToken) {
   attn::numpy::Generator rng = attn::numpy::default_rng(1);
-  const arma::rowvec q = attn::next_token_distribution(2.0 * rng.normal(1, 40));
+  const arma::rowvec q = attn::math::next_token_distribution(2.0 * rng.normal(1, 40));
   EXPECT_TRUE(filter_gives(q, 1.0, q, 1e-15, "40 random probabilities"));
   const arma::rowvec exact{0.5, 0.25, 0.125, 0.125};
   EXPECT_TRUE(filter_gives(exact, 1.0, exact, 0.0, "q = (1/2, 1/4, 1/8, 1/8)"));
@@ -310,19 +310,19 @@ TEST(Exercise11_2, APOutsideZeroToOneIsRefused) {
   }
 }
 
-// attn::next_token_distribution with top_p = p is the softmax at a temperature, cut by top-k,
+// attn::math::next_token_distribution with top_p = p is the softmax at a temperature, cut by top-k,
 // then filtered by top-p: your filter on the first two must give the same row.
 TEST(Exercise11_2, EqualsTheLibrarysTopP) {
   attn::numpy::Generator rng = attn::numpy::default_rng(112);
   for (int trial = 0; trial < 400; ++trial) {
     const auto V = static_cast<arma::uword>(1 + rng.next_uint64() % 60);
     const arma::rowvec logits = 3.0 * rng.normal(1, V);
-    attn::SamplingOptions options;
+    attn::math::SamplingOptions options;
     options.temperature = 0.5 + rng.random() * 1.5;
     options.top_k = trial % 3 == 0 ? static_cast<arma::uword>(rng.next_uint64() % (V + 2)) : 0;
-    const arma::rowvec q = attn::next_token_distribution(logits, options);
+    const arma::rowvec q = attn::math::next_token_distribution(logits, options);
     options.top_p = 1.0 - rng.random();  // in (0, 1]
-    const arma::rowvec expected = attn::next_token_distribution(logits, options);
+    const arma::rowvec expected = attn::math::next_token_distribution(logits, options);
     std::ostringstream label;
     label << "trial " << trial << " (V = " << V << ", temperature " << options.temperature
           << ", top_k " << options.top_k << ")";

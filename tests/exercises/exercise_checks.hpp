@@ -20,8 +20,8 @@ namespace attn_exercise {
 inline ::testing::AssertionResult near(const std::string& what, const arma::mat& actual,
                                        const arma::mat& expected, double tolerance) {
   if (actual.n_rows != expected.n_rows || actual.n_cols != expected.n_cols) {
-    return ::testing::AssertionFailure() << what << " has shape " << attn::shape_of(actual)
-                                         << ", expected " << attn::shape_of(expected);
+    return ::testing::AssertionFailure() << what << " has shape " << attn::math::shape_of(actual)
+                                         << ", expected " << attn::math::shape_of(expected);
   }
   for (arma::uword i = 0; i < actual.n_rows; ++i) {
     for (arma::uword j = 0; j < actual.n_cols; ++j) {

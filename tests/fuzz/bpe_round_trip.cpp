@@ -76,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (training.empty()) {
     try {
       attn::text::train_bpe(training, vocab_size);
-    } catch (const attn::InputError&) {
+    } catch (const attn::math::InputError&) {
       return 0;
     }
     fail("trained on an empty text", training);
@@ -99,7 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const std::vector<TokenId> past_the_end{static_cast<TokenId>(bpe.vocab_size())};
     bpe.decode(past_the_end);
-  } catch (const attn::InputError&) {
+  } catch (const attn::math::InputError&) {
     return 0;
   }
   fail("decoded an id outside the vocabulary", text);

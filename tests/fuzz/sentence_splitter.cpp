@@ -1,4 +1,4 @@
-// Fuzzes attn::split_words(), Python's `str.split()` over UTF-8 text, which every sentence a
+// Fuzzes attn::book::split_words(), Python's `str.split()` over UTF-8 text, which every sentence a
 // reader types goes through (chapter 04's --sentence, chapter 10's --prompt), with arbitrary
 // bytes: valid UTF-8 with every kind of whitespace, and also truncated, overlong and stray
 // sequences.
@@ -27,7 +27,7 @@ namespace {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string sentence(reinterpret_cast<const char*>(data), size);
-  const std::vector<std::string> words = attn::split_words(sentence);
+  const std::vector<std::string> words = attn::book::split_words(sentence);
 
   std::size_t from = 0;
   std::string joined;
@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       joined += ' ';
     joined += word;
   }
-  if (attn::split_words(joined) != words)
+  if (attn::book::split_words(joined) != words)
     fail("joined and split again, the words change", joined);
   return 0;
 }

@@ -1,6 +1,6 @@
 # Drives Debian's headless Chromium over chapter 03's built page and checks its interactive walk
-# against the chapter program (docs/token_walk.js, attn::walk_page_data). Called by the tests in
-# docs/CMakeLists.txt:
+# against the chapter program (docs/token_walk.js, attn::ch03::walk_page_data). Called by the tests
+# in docs/CMakeLists.txt:
 #   cmake -DCHAPTER=ch03_qkv_projections -DPAGE=.../ch03_qkv_projections.html -DWORK_DIR=...
 #         -DMODE=token|no_script|unknown_token [-DTOKEN=name] -P token_walk_page.cmake
 #

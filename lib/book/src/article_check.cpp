@@ -13,7 +13,7 @@
 #include <string_view>
 #include <utility>
 
-namespace attn {
+namespace attn::book {
 
 ArticleChecks::ArticleChecks(std::string reference)
     : reference_(std::move(reference)),
@@ -46,8 +46,9 @@ void ArticleChecks::numbers(const std::string& quantity, const std::vector<std::
                             const std::vector<double>& article, int decimals,
                             const arma::mat& ours) {
   if (labels.size() != article.size() || article.size() != ours.n_elem)
-    throw ShapeError(fmt::format("checking {}: {} labels, {} article numbers, ours is {}", quantity,
-                                 labels.size(), article.size(), shape_of(ours)));
+    throw math::ShapeError(fmt::format("checking {}: {} labels, {} article numbers, ours is {}",
+                                       quantity, labels.size(), article.size(),
+                                       math::shape_of(ours)));
   for (std::size_t i = 0; i < article.size(); ++i)
     number(fmt::format("{}[{}]", quantity, labels[i]), article[i], decimals, ours(i));
 }
@@ -135,4 +136,4 @@ int ArticleChecks::report(std::ostream& out, std::ostream& err) const {
   return 1;
 }
 
-}  // namespace attn
+}  // namespace attn::book

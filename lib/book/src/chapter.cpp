@@ -12,7 +12,7 @@
 #error "ATTN_DEFAULT_PLOTS_DIR must name the build's plots folder"
 #endif
 
-namespace attn {
+namespace attn::book {
 
 namespace {
 
@@ -87,4 +87,4 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, const Story& sto
   return run_chapter(argc, argv, info, ChapterOptions{}, story);
 }
 
-}  // namespace attn
+}  // namespace attn::book

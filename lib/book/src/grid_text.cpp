@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace attn {
+namespace attn::book {
 
 namespace {
 
@@ -59,7 +59,7 @@ std::pair<char32_t, std::size_t> code_point_at(const std::string& text, std::siz
 
 void require_decimals(std::string_view what, int decimals) {
   if (decimals < 0)
-    throw InputError(fmt::format("{}: decimals = {} must be at least 0", what, decimals));
+    throw math::InputError(fmt::format("{}: decimals = {} must be at least 0", what, decimals));
 }
 
 // One number of a table: the whole word, finite ("0.5x", "nan" and "inf" are not numbers here).
@@ -72,7 +72,7 @@ double table_number(const std::string& word, std::size_t row, std::size_t column
     used = 0;
   }
   if (used != word.size() || !std::isfinite(value))
-    throw InputError(
+    throw math::InputError(
         fmt::format("grid_from_table: \"{}\" in row {}, column {} is not a finite "
                     "number",
                     word, row, column));
@@ -114,7 +114,7 @@ std::string grid_table(const std::vector<std::string>& queries,
                        const std::vector<std::string>& keys,
                        const std::vector<std::vector<std::string>>& cells) {
   if (queries.size() != cells.size())
-    throw ShapeError(
+    throw math::ShapeError(
         fmt::format("grid_table: {} query labels for {} rows", queries.size(), cells.size()));
   std::string text(12, ' ');
   for (const std::string& key : keys)
@@ -122,8 +122,8 @@ std::string grid_table(const std::vector<std::string>& queries,
   text += '\n';
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (cells[i].size() != keys.size())
-      throw ShapeError(fmt::format("grid_table: row {} has {} cells for {} key labels", i,
-                                   cells[i].size(), keys.size()));
+      throw math::ShapeError(fmt::format("grid_table: row {} has {} cells for {} key labels", i,
+                                         cells[i].size(), keys.size()));
     text += rjust(queries[i], 10) + "  ";
     for (const std::string& cell : cells[i])
       text += rjust(cell, 8);
@@ -136,10 +136,10 @@ std::string grid_table(const std::vector<std::string>& queries,
                        const std::vector<std::string>& keys, const arma::mat& grid, int decimals) {
   require_decimals("grid_table", decimals);
   if (queries.size() != grid.n_rows || keys.size() != grid.n_cols)
-    throw ShapeError(
+    throw math::ShapeError(
         fmt::format("grid_table: {} query labels and {} key labels for a grid of "
                     "shape {}",
-                    queries.size(), keys.size(), shape_of(grid)));
+                    queries.size(), keys.size(), math::shape_of(grid)));
   std::vector<std::vector<std::string>> cells(grid.n_rows);
   for (arma::uword i = 0; i < grid.n_rows; ++i)
     for (arma::uword j = 0; j < grid.n_cols; ++j)  // f"{w:8.2f}": the text, then padded
@@ -153,22 +153,23 @@ arma::mat grid_from_table(const std::string& table) {
   std::getline(lines, header);
   const std::size_t keys = split_words(header).size();
   if (keys == 0)
-    throw InputError("grid_from_table: the table has no header of keys");
+    throw math::InputError("grid_from_table: the table has no header of keys");
   std::vector<arma::rowvec> rows;
   for (std::string line; std::getline(lines, line);) {
     const std::vector<std::string> words = split_words(line);
     if (words.empty())
       continue;
     if (words.size() != keys + 1)
-      throw InputError(fmt::format("grid_from_table: the row \"{}\" has {} numbers for {} keys",
-                                   line, words.size() - 1, keys));
+      throw math::InputError(
+          fmt::format("grid_from_table: the row \"{}\" has {} numbers for {} keys", line,
+                      words.size() - 1, keys));
     arma::rowvec row(keys);
     for (std::size_t k = 0; k < keys; ++k)
       row(k) = table_number(words[k + 1], rows.size(), k);
     rows.push_back(row);
   }
   if (rows.empty())
-    throw InputError("grid_from_table: the table has no rows under its header");
+    throw math::InputError("grid_from_table: the table has no rows under its header");
   arma::mat grid(rows.size(), keys);
   for (std::size_t i = 0; i < rows.size(); ++i)
     grid.row(i) = rows[i];
@@ -211,4 +212,4 @@ arma::uword token_index(const std::vector<std::string>& tokens, const std::strin
   return static_cast<arma::uword>(found - tokens.begin());
 }
 
-}  // namespace attn
+}  // namespace attn::book

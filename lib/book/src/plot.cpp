@@ -20,7 +20,7 @@
 #include <string_view>
 #include <tuple>
 
-namespace attn {
+namespace attn::book {
 
 namespace fs = std::filesystem;
 
@@ -64,13 +64,14 @@ std::string tics(const std::vector<std::string>& labels) {
 
 void require_labels(const std::string& figure, std::size_t labels, std::size_t values) {
   if (labels != values)
-    throw ShapeError(fmt::format("figure {}: {} labels for {} values", figure, labels, values));
+    throw math::ShapeError(
+        fmt::format("figure {}: {} labels for {} values", figure, labels, values));
 }
 
 // gnuplot reads "nan" as a missing point and "inf" breaks a range: a figure is drawn from
 // finite numbers only, so that nothing goes missing from it without a word.
 void require_plottable(const std::string& figure, const std::string& what, const arma::mat& m) {
-  require_finite(fmt::format("figure {}: {}", figure, what), m);
+  math::require_finite(fmt::format("figure {}: {}", figure, what), m);
 }
 
 // One heatmap cell as a long-format row: (query row, key column, value).
@@ -259,7 +260,7 @@ const std::vector<ColourStop>& weight_palette() {
 
 std::string weight_colour(double weight) {
   if (std::isnan(weight))
-    throw InputError("weight_colour: the weight is NaN");
+    throw math::InputError("weight_colour: the weight is NaN");
   const std::vector<ColourStop>& stops = weight_palette();
   const double w = std::clamp(weight, stops.front().at, stops.back().at);
   std::size_t upper = 1;
@@ -279,7 +280,7 @@ std::string weight_colour(double weight) {
 
 std::vector<std::string> tick_labels(std::size_t count, std::size_t every) {
   if (every == 0)
-    throw InputError("tick_labels: the spacing must be at least 1");
+    throw math::InputError("tick_labels: the spacing must be at least 1");
   std::vector<std::string> labels(count);
   for (std::size_t i = 0; i < count; i += every)
     labels[i] = std::to_string(i);
@@ -293,7 +294,7 @@ bool dark_weight(double weight) {
 void Plotter::page_data(const std::string& file_name, const std::string& text) {
   if (file_name.empty() || file_name == "." || file_name == ".." ||
       fs::path(file_name).filename() != file_name)
-    throw InputError(fmt::format("page data \"{}\" must be a plain file name", file_name));
+    throw math::InputError(fmt::format("page data \"{}\" must be a plain file name", file_name));
   if (!options_.enabled || options_.in_terminal)
     return;
   // As with the figures: written to NAME.part, then put in place.
@@ -317,12 +318,12 @@ void Plotter::heatmap(const Heatmap& h) {
 
 void Plotter::heatmaps(const HeatmapRow& row) {
   if (row.panels.empty())
-    throw InputError(fmt::format("figure {} has no panels", row.name));
+    throw math::InputError(fmt::format("figure {} has no panels", row.name));
   for (std::size_t k = 0; k < row.panels.size(); ++k) {
     const Heatmap& h = row.panels[k];
     require_labels(row.name + " (rows)", h.queries.size(), h.values.n_rows);
     require_labels(row.name + " (columns)", h.keys.size(), h.values.n_cols);
-    require_nonempty(fmt::format("figure {}: panel {}", row.name, k), h.values);
+    math::require_nonempty(fmt::format("figure {}: panel {}", row.name, k), h.values);
     require_plottable(row.name, fmt::format("panel {}", k), h.values);
   }
   if (!active_)
@@ -362,8 +363,8 @@ void Plotter::bars(const BarChart& b) {
     // A NaN marks a bar that does not apply and is left out; an infinity is an error.
     const arma::uvec infinite = arma::find(arma::abs(series.y) == arma::datum::inf);
     if (!infinite.is_empty())
-      throw InputError(fmt::format("figure {}: series {} holds an infinity at index {}", b.name,
-                                   series.label, infinite(0)));
+      throw math::InputError(fmt::format("figure {}: series {} holds an infinity at index {}",
+                                         b.name, series.label, infinite(0)));
   }
   if (!active_)
     return;
@@ -437,8 +438,9 @@ void Plotter::lines(const LinePlot& p) {
 void Plotter::vectors(const VectorPicture& v) {
   for (const Arrow& a : v.arrows)
     if (a.tip.n_elem != 2)
-      throw ShapeError(fmt::format("figure {}: arrow {} has tip {}, a 2-D picture needs (1 × 2)",
-                                   v.name, a.label, shape_of(a.tip)));
+      throw math::ShapeError(
+          fmt::format("figure {}: arrow {} has tip {}, a 2-D picture needs (1 × 2)", v.name,
+                      a.label, math::shape_of(a.tip)));
     else
       require_plottable(v.name, "arrow " + a.label, a.tip);
   if (!active_)
@@ -464,4 +466,4 @@ void Plotter::vectors(const VectorPicture& v) {
   });
 }
 
-}  // namespace attn
+}  // namespace attn::book

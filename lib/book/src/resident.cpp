@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace attn {
+namespace attn::book {
 
 Resident resident_memory() {
   std::ifstream status("/proc/self/status");
@@ -36,4 +36,4 @@ void reset_peak_resident() {
                     "/proc/self/clear_refs failed (Linux 4.0 or later needed)"));
 }
 
-}  // namespace attn
+}  // namespace attn::book

@@ -203,10 +203,11 @@ arma::uword step_keys(arma::uword k0, arma::uword whole, arma::uword seen_by_all
 }
 
 template <typename eT>
-BasicStreamingAttention<eT> streaming(const arma::Mat<eT>& Q, const arma::Mat<eT>& K,
-                                      const arma::Mat<eT>& V, double scale,
-                                      const StreamingMask& mask, const StreamingBlocks& blocks) {
-  require_streaming_inputs(Q, K, V, scale, blocks);
+math::BasicStreamingAttention<eT> streaming(const arma::Mat<eT>& Q, const arma::Mat<eT>& K,
+                                            const arma::Mat<eT>& V, double scale,
+                                            const math::StreamingMask& mask,
+                                            const math::StreamingBlocks& blocks) {
+  math::require_streaming_inputs(Q, K, V, scale, blocks);
   //! [streaming]
   // A block of rows of a column-major matrix is itself a matrix whose columns lie `n_rows`
   // apart (its leading dimension): BLAS reads the blocks of K and V in place, uncopied. Each
@@ -227,16 +228,18 @@ BasicStreamingAttention<eT> streaming(const arma::Mat<eT>& Q, const arma::Mat<eT
     const arma::Mat<eT> Qb = static_cast<eT>(scale) * Q.rows(q0, q0 + bq - 1);  // scaled once
     arma::vec m(bq, arma::fill::value(-std::numeric_limits<double>::infinity()));
     arma::vec l(bq, arma::fill::zeros);
-    arma::Mat<eT> St(blocks.keys, bq);                               // scores: key × query
-    arma::Mat<eT> Ot(d_v, bq, arma::fill::zeros);                    // outputs: value × query
-    const arma::uword last = allowed_keys(mask, q0 + bq - 1, keys);  // no query here sees past it
-    const arma::uword seen_by_all = allowed_keys(mask, q0, keys);    // every query here sees these
-    for (arma::uword k0 = 0; k0 < last;) {  // wholly masked blocks: skipped
+    arma::Mat<eT> St(blocks.keys, bq);             // scores: key × query
+    arma::Mat<eT> Ot(d_v, bq, arma::fill::zeros);  // outputs: value × query
+    const arma::uword last =
+        math::allowed_keys(mask, q0 + bq - 1, keys);  // no query here sees past it
+    const arma::uword seen_by_all =
+        math::allowed_keys(mask, q0, keys);  // every query here sees these
+    for (arma::uword k0 = 0; k0 < last;) {   // wholly masked blocks: skipped
       // Narrower steps along a causal diagonal; a query that sees none of a step's keys sits
       // it out.
       const arma::uword bk = step_keys(k0, std::min(blocks.keys, last - k0), seen_by_all);
       arma::uword c0 = 0;  // the first query that sees key k0; the mask lets later ones see more
-      while (allowed_keys(mask, q0 + c0, keys) <= k0)
+      while (math::allowed_keys(mask, q0 + c0, keys) <= k0)
         ++c0;
       const arma::uword width = bq - c0;
       // St = K_block Qbᵀ, (bk × width): one GEMM
@@ -244,7 +247,7 @@ BasicStreamingAttention<eT> streaming(const arma::Mat<eT>& Q, const arma::Mat<eT
            0, St.colptr(c0), blocks.keys);
       for (arma::uword c = c0; c < bq; ++c) {
         eT* s = St.colptr(c);
-        const arma::uword end = allowed_keys(mask, q0 + c, keys);
+        const arma::uword end = math::allowed_keys(mask, q0 + c, keys);
         for (arma::uword j = end > k0 ? end - k0 : 0; j < bk; ++j)
           s[j] = -std::numeric_limits<eT>::infinity();
         // Every query may see key 0 (a mask allows a prefix of the keys), so the first block
@@ -263,22 +266,24 @@ BasicStreamingAttention<eT> streaming(const arma::Mat<eT>& Q, const arma::Mat<eT
     log_sum_exp.subvec(q0, q0 + bq - 1) = arma::conv_to<arma::Col<eT>>::from(m + arma::log(l));
   }
   //! [streaming]
-  BasicStreamingAttention<eT> result{std::move(Z), std::move(log_sum_exp)};
-  require_no_overflow(result);
+  math::BasicStreamingAttention<eT> result{std::move(Z), std::move(log_sum_exp)};
+  math::require_no_overflow(result);
   return result;
 }
 
 }  // namespace
 
-StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
-                                       double scale, const StreamingMask& mask,
-                                       const StreamingBlocks& blocks) {
+math::StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K,
+                                             const arma::mat& V, double scale,
+                                             const math::StreamingMask& mask,
+                                             const math::StreamingBlocks& blocks) {
   return streaming(Q, K, V, scale, mask, blocks);
 }
 
-StreamingAttentionF streaming_attention(const arma::fmat& Q, const arma::fmat& K,
-                                        const arma::fmat& V, double scale,
-                                        const StreamingMask& mask, const StreamingBlocks& blocks) {
+math::StreamingAttentionF streaming_attention(const arma::fmat& Q, const arma::fmat& K,
+                                              const arma::fmat& V, double scale,
+                                              const math::StreamingMask& mask,
+                                              const math::StreamingBlocks& blocks) {
   return streaming(Q, K, V, scale, mask, blocks);
 }
 

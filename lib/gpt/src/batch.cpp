@@ -10,14 +10,14 @@ namespace attn::gpt {
 
 PackedBatch pack_sentences(const std::vector<arma::uvec>& sentences) {
   if (sentences.empty())
-    throw InputError("pack_sentences: there are no sentences");
+    throw math::InputError("pack_sentences: there are no sentences");
   PackedBatch batch;
   batch.starts.set_size(sentences.size());
   std::vector<arma::uword> tokens, targets;
   for (std::size_t s = 0; s < sentences.size(); ++s) {
     const arma::uvec& t = sentences[s];
     if (t.n_elem < 2)
-      throw InputError(
+      throw math::InputError(
           fmt::format("pack_sentences: sentence {} has {} token(s); a next-token "
                       "target needs at least 2",
                       s, t.n_elem));
@@ -32,12 +32,12 @@ PackedBatch pack_sentences(const std::vector<arma::uvec>& sentences) {
 
 std::vector<SequenceRows> sequence_rows(arma::uword rows, const arma::uvec& starts) {
   if (starts.is_empty() || starts(0) != 0)
-    throw InputError("packed sentences: the first sentence must start at row 0");
+    throw math::InputError("packed sentences: the first sentence must start at row 0");
   std::vector<SequenceRows> out;
   for (arma::uword k = 0; k < starts.n_elem; ++k) {
     const arma::uword end = k + 1 < starts.n_elem ? starts(k + 1) : rows;
     if (end <= starts(k) || end > rows)
-      throw InputError(
+      throw math::InputError(
           fmt::format("packed sentences: sentence {} would run from row {} to row "
                       "{} of {}",
                       k, starts(k), end, rows));
@@ -56,8 +56,8 @@ arma::uvec positions_in_sentences(arma::uword rows, const arma::uvec& starts) {
 std::vector<arma::uvec> random_windows(const arma::uvec& tokens, arma::uword window,
                                        arma::uword count, numpy::Generator& rng) {
   if (window == 0 || tokens.n_elem <= window)
-    throw InputError(fmt::format("random_windows: {} tokens; a window of {} needs {}",
-                                 tokens.n_elem, window, window + 1));
+    throw math::InputError(fmt::format("random_windows: {} tokens; a window of {} needs {}",
+                                       tokens.n_elem, window, window + 1));
   const double offsets = static_cast<double>(tokens.n_elem - window);  // 0 ... N − W − 1
   std::vector<arma::uvec> windows;
   for (arma::uword b = 0; b < count; ++b) {

@@ -58,7 +58,7 @@ struct Reader {
   std::size_t at = 0;
   std::string_view take(std::size_t n) {
     if (n > bytes.size() - at)
-      throw InputError(
+      throw math::InputError(
           fmt::format("{}: the checkpoint is truncated (it ends at byte {})", path, bytes.size()));
     const std::string_view out = bytes.substr(at, n);
     at += n;
@@ -75,8 +75,8 @@ struct Reader {
     const auto rows = number<std::uint64_t>();
     const auto cols = number<std::uint64_t>();
     if (rows != like.n_rows || cols != like.n_cols)
-      throw InputError(fmt::format("{}: {} is ({} × {}) in the checkpoint, {} in this model", path,
-                                   name, rows, cols, shape_of(like)));
+      throw math::InputError(fmt::format("{}: {} is ({} × {}) in the checkpoint, {} in this model",
+                                         path, name, rows, cols, math::shape_of(like)));
     arma::mat m(rows, cols);
     std::memcpy(m.memptr(), take(m.n_elem * sizeof(double)).data(), m.n_elem * sizeof(double));
     return m;
@@ -157,12 +157,13 @@ void save_checkpoint(const std::string& path, const std::string& fingerprint,
     out.write(w.bytes.data(), static_cast<std::streamsize>(w.bytes.size()));
     out.flush();
     if (!out)
-      throw InputError(fmt::format("cannot write the checkpoint {}", partial));
+      throw math::InputError(fmt::format("cannot write the checkpoint {}", partial));
   }
   std::error_code error;
   std::filesystem::rename(partial, path, error);
   if (error)
-    throw InputError(fmt::format("cannot rename {} to {}: {}", partial, path, error.message()));
+    throw math::InputError(
+        fmt::format("cannot rename {} to {}: {}", partial, path, error.message()));
 }
 
 namespace {
@@ -172,29 +173,31 @@ namespace {
 std::string read_checked(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::exists(path, error))
-    throw InputError(fmt::format("cannot read the checkpoint {}: there is no such file", path));
+    throw math::InputError(
+        fmt::format("cannot read the checkpoint {}: there is no such file", path));
   if (!std::filesystem::is_regular_file(path, error))
-    throw InputError(fmt::format("{} is not a file, so not a checkpoint", path));
+    throw math::InputError(fmt::format("{} is not a file, so not a checkpoint", path));
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw InputError(fmt::format("cannot read the checkpoint {}", path));
+    throw math::InputError(fmt::format("cannot read the checkpoint {}", path));
   std::string file{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   if (file.compare(0, kMagic.size(), kMagic) != 0)
-    throw InputError(fmt::format("{} is not a checkpoint of this book's GPT (no {} at its start)",
-                                 path, kMagic));
+    throw math::InputError(fmt::format(
+        "{} is not a checkpoint of this book's GPT (no {} at its start)", path, kMagic));
   constexpr std::size_t kChecksum = sizeof(std::uint64_t);
   if (file.size() < kMagic.size() + sizeof(kVersion) + kChecksum)
-    throw InputError(fmt::format("{}: the checkpoint is truncated ({} bytes)", path, file.size()));
+    throw math::InputError(
+        fmt::format("{}: the checkpoint is truncated ({} bytes)", path, file.size()));
   std::uint32_t version = 0;
   std::memcpy(&version, file.data() + kMagic.size(), sizeof(version));
   if (version != kVersion)
-    throw InputError(
+    throw math::InputError(
         fmt::format("{}: checkpoint format {}, where this book reads {}", path, version, kVersion));
   std::uint64_t stored = 0;
   std::memcpy(&stored, file.data() + file.size() - kChecksum, kChecksum);
   file.resize(file.size() - kChecksum);
   if (stored != fnv1a(file))
-    throw InputError(fmt::format(
+    throw math::InputError(fmt::format(
         "{}: the checkpoint is corrupted or truncated (its checksum does not match its bytes)",
         path));
   return file;
@@ -213,7 +216,7 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
   r.take(kMagic.size() + sizeof(kVersion));
   const std::string saved = r.text();
   if (saved != fingerprint)
-    throw InputError(
+    throw math::InputError(
         fmt::format("{} was made for another run: {}", path, first_difference(saved, fingerprint)));
   TrainingState state;
   state.weights = init_transformer(model, [](arma::uword rows, arma::uword cols) {
@@ -237,19 +240,19 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
   const std::vector<Parameter> parameters = gpt::parameters(state.weights);
   const auto count = r.number<std::uint64_t>();
   if (count != parameters.size())
-    throw InputError(fmt::format("{}: the checkpoint has {} parameters, this model {}", path, count,
-                                 parameters.size()));
+    throw math::InputError(fmt::format("{}: the checkpoint has {} parameters, this model {}", path,
+                                       count, parameters.size()));
   for (const Parameter& p : parameters) {
     const std::string name = r.text();
     if (name != p.name)
-      throw InputError(
+      throw math::InputError(
           fmt::format("{}: the checkpoint has {} where this model has {}", path, name, p.name));
     *p.value = r.matrix(p.name, *p.value);
   }
   const auto moments = r.number<std::uint64_t>();
   if (moments != 0 && moments != parameters.size())
-    throw InputError(fmt::format("{}: {} optimiser moments for {} parameters", path, moments,
-                                 parameters.size()));
+    throw math::InputError(fmt::format("{}: {} optimiser moments for {} parameters", path, moments,
+                                       parameters.size()));
   for (std::size_t k = 0; k < moments; ++k) {
     state.optimizer.first.push_back(
         r.matrix(parameters[k].name + " (first moment)", *parameters[k].value));
@@ -257,7 +260,7 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
         r.matrix(parameters[k].name + " (second moment)", *parameters[k].value));
   }
   if (r.at != body.size())
-    throw InputError(
+    throw math::InputError(
         fmt::format("{}: {} bytes after the checkpoint's last field", path, body.size() - r.at));
   return state;
 }

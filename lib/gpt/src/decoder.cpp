@@ -14,17 +14,17 @@ Decoder::Decoder(const TransformerWeights& weights) : weights_(&weights) {
   check_weights(weights);
   const arma::uword d_k = weights.config.d_model / weights.config.heads;
   caches_.assign(weights.blocks.size(),
-                 std::vector<KVCache>(weights.config.heads, KVCache(d_k, d_k)));
+                 std::vector<math::KVCache>(weights.config.heads, math::KVCache(d_k, d_k)));
 }
 
 arma::rowvec Decoder::append(arma::uword token) {
   const TransformerWeights& w = *weights_;
   const TransformerConfig& c = w.config;
   if (token >= c.vocabulary)
-    throw InputError(
+    throw math::InputError(
         fmt::format("Decoder: token {} is outside a vocabulary of {}", token, c.vocabulary));
   if (length_ >= c.max_length)
-    throw InputError(
+    throw math::InputError(
         fmt::format("Decoder: it holds {} tokens, the model's whole context (max_length); "
                     "start a new decoder on the text's last tokens",
                     length_));
@@ -33,7 +33,7 @@ arma::rowvec Decoder::append(arma::uword token) {
   for (std::size_t l = 0; l < w.blocks.size(); ++l)
     x = block_step(w.blocks[l], x, caches_[l]);
   ++length_;
-  return unembed(w, layer_norm(x, w.lnf_gamma, w.lnf_beta).y);
+  return unembed(w, math::layer_norm(x, w.lnf_gamma, w.lnf_beta).y);
   //! [decoder-append]
 }
 
@@ -44,10 +44,10 @@ Continuation decode(const TransformerWeights& weights, const arma::uvec& prompt,
                     const std::function<arma::uword(const arma::rowvec&)>& choose,
                     std::optional<arma::uword> stop) {
   if (prompt.is_empty())
-    throw InputError("continue_text: the prompt has no token");
+    throw math::InputError("continue_text: the prompt has no token");
   for (arma::uword i = 0; i < prompt.n_elem; ++i)  // the unread part of a long prompt too
     if (prompt(i) >= weights.config.vocabulary)
-      throw InputError(
+      throw math::InputError(
           fmt::format("continue_text: token {} (position {} of the prompt) is "
                       "outside a vocabulary of {}",
                       prompt(i), i, weights.config.vocabulary));
@@ -91,10 +91,10 @@ Continuation decode(const TransformerWeights& weights, const arma::uvec& prompt,
 }  // namespace
 
 Continuation continue_text(const TransformerWeights& weights, const arma::uvec& prompt,
-                           std::size_t count, const SamplingOptions& options, numpy::Generator& rng,
-                           std::optional<arma::uword> stop) {
+                           std::size_t count, const math::SamplingOptions& options,
+                           numpy::Generator& rng, std::optional<arma::uword> stop) {
   const auto draw = [&](const arma::rowvec& logits) {
-    return sample_token(next_token_distribution(logits, options), rng.random());
+    return math::sample_token(math::next_token_distribution(logits, options), rng.random());
   };
   return decode(weights, prompt, count, draw, stop);
 }

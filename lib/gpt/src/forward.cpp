@@ -16,7 +16,7 @@ arma::mat embed(const TransformerWeights& w, const arma::uvec& tokens,
   if (c.learned_positions)
     x += w.position_embedding.rows(positions);
   else if (c.positions)
-    x += sinusoidal_positions(c.max_length, c.d_model).rows(positions);
+    x += math::sinusoidal_positions(c.max_length, c.d_model).rows(positions);
   return x;
 }
 
@@ -30,20 +30,20 @@ arma::mat unembed(const TransformerWeights& w, const arma::mat& final_state) {
 
 TransformerForward transformer_forward(const TransformerWeights& w, const arma::uvec& tokens,
                                        const arma::uvec& starts,
-                                       const UniformDraws& dropout_draws) {
+                                       const math::UniformDraws& dropout_draws) {
   const TransformerConfig& c = w.config;
   check_config(c);
   if (tokens.n_elem == 0)
-    throw InputError("transformer_forward: there are no tokens");
+    throw math::InputError("transformer_forward: there are no tokens");
   const arma::uvec positions = positions_in_sentences(tokens.n_elem, starts);
   for (arma::uword i = 0; i < tokens.n_elem; ++i) {
     if (tokens(i) >= c.vocabulary)
-      throw InputError(
+      throw math::InputError(
           fmt::format("transformer_forward: token {} at row {} is outside a "
                       "vocabulary of {}",
                       tokens(i), i, c.vocabulary));
     if (positions(i) >= c.max_length)
-      throw InputError(
+      throw math::InputError(
           fmt::format("transformer_forward: the sentence starting at row {} is "
                       "longer than max_length {}",
                       i - positions(i), c.max_length));
@@ -59,7 +59,7 @@ TransformerForward transformer_forward(const TransformerWeights& w, const arma::
     f.blocks.push_back(block_forward(b, *x, sequences, dropping));
     x = &f.blocks.back().output;
   }
-  f.ln_f = layer_norm(*x, w.lnf_gamma, w.lnf_beta);
+  f.ln_f = math::layer_norm(*x, w.lnf_gamma, w.lnf_beta);
   f.logits = unembed(w, f.ln_f.y);  // (N × V)
   //! [forward]
   return f;
@@ -69,17 +69,18 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
                                         const arma::uvec& starts, const TransformerForward& f,
                                         const arma::mat& dlogits) {
   if (dlogits.n_rows != f.logits.n_rows || dlogits.n_cols != f.logits.n_cols)
-    throw ShapeError(fmt::format("transformer_backward: the logits' gradient is {}, the logits {}",
-                                 shape_of(dlogits), shape_of(f.logits)));
-  require_finite("dlogits", dlogits);
+    throw math::ShapeError(
+        fmt::format("transformer_backward: the logits' gradient is {}, the logits {}",
+                    math::shape_of(dlogits), math::shape_of(f.logits)));
+  math::require_finite("dlogits", dlogits);
   if (tokens.n_elem != f.x0.n_rows || f.blocks.size() != w.blocks.size())
-    throw ShapeError(
+    throw math::ShapeError(
         fmt::format("transformer_backward: {} tokens and {} blocks, but the forward "
                     "pass has {} rows and {} blocks",
                     tokens.n_elem, w.blocks.size(), f.x0.n_rows, f.blocks.size()));
   for (arma::uword i = 0; i < tokens.n_elem; ++i)
     if (tokens(i) >= w.embedding.n_rows)
-      throw InputError(
+      throw math::InputError(
           fmt::format("transformer_backward: token {} at row {} is outside a "
                       "vocabulary of {}",
                       tokens(i), i, w.embedding.n_rows));
@@ -97,7 +98,7 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
     g.unembedding_bias = arma::sum(dlogits, 0);
     d_final = dlogits * w.unembedding.t();
   }
-  const LayerNormGradients lnf = layer_norm_backward(f.ln_f, w.lnf_gamma, d_final);
+  const math::LayerNormGradients lnf = math::layer_norm_backward(f.ln_f, w.lnf_gamma, d_final);
   g.lnf_gamma = lnf.dgamma;
   g.lnf_beta = lnf.dbeta;
   arma::mat dx = lnf.dx;  // ∂L/∂x, flowing down the residual stream
@@ -125,17 +126,17 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
 }
 
 TransformerStep transformer_step(const TransformerWeights& w, const PackedBatch& batch,
-                                 const UniformDraws& dropout_draws) {
+                                 const math::UniformDraws& dropout_draws) {
   TransformerForward f = transformer_forward(w, batch.tokens, batch.starts, dropout_draws);
-  const CrossEntropy ce = cross_entropy(f.logits, batch.targets);
+  const math::CrossEntropy ce = math::cross_entropy(f.logits, batch.targets);
   TransformerWeights g = transformer_backward(w, batch.tokens, batch.starts, f, ce.dlogits);
   return {ce.loss, std::move(f.logits), std::move(g)};
 }
 
 arma::mat sentence_logits(const TransformerWeights& w, const arma::uvec& tokens) {
   if (tokens.n_elem == 0 || tokens.n_elem > w.config.max_length)
-    throw InputError(fmt::format("sentence_logits: {} tokens; the model reads 1 to {}",
-                                 tokens.n_elem, w.config.max_length));
+    throw math::InputError(fmt::format("sentence_logits: {} tokens; the model reads 1 to {}",
+                                       tokens.n_elem, w.config.max_length));
   return transformer_forward(w, tokens, arma::uvec{0}).logits;
 }
 

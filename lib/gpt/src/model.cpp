@@ -63,21 +63,22 @@ auto parameter_list(Weights& w) {
 
 void check_config(const TransformerConfig& c) {
   if (c.vocabulary == 0 || c.d_model == 0 || c.layers == 0 || c.d_ff == 0 || c.max_length == 0)
-    throw InputError(
+    throw math::InputError(
         fmt::format("transformer: every size must be positive (V = {}, d = {}, "
                     "L = {}, d_ff = {}, max_length = {})",
                     c.vocabulary, c.d_model, c.layers, c.d_ff, c.max_length));
   if (c.positions && !c.learned_positions && c.d_model % 2 != 0)
-    throw InputError(
+    throw math::InputError(
         fmt::format("transformer: d_model = {} must be even for the sinusoidal "
                     "positions",
                     c.d_model));
   if (c.learned_positions && !c.positions)
-    throw InputError("transformer: learned_positions is set but positions are off");
+    throw math::InputError("transformer: learned_positions is set but positions are off");
   if (!(c.dropout >= 0.0 && c.dropout < 1.0))
-    throw InputError(fmt::format("transformer: the dropout rate {} is outside [0, 1)", c.dropout));
+    throw math::InputError(
+        fmt::format("transformer: the dropout rate {} is outside [0, 1)", c.dropout));
   if (c.heads == 0 || c.d_model % c.heads != 0)
-    throw InputError(
+    throw math::InputError(
         fmt::format("transformer: {} heads cannot share d_model = {} equally", c.heads, c.d_model));
 }
 
@@ -85,13 +86,13 @@ void check_weights(const TransformerWeights& w) {
   const TransformerConfig& c = w.config;
   check_config(c);
   if (w.blocks.size() != c.layers)
-    throw ShapeError(fmt::format("transformer: {} blocks, but the config has {} layers",
-                                 w.blocks.size(), c.layers));
+    throw math::ShapeError(fmt::format("transformer: {} blocks, but the config has {} layers",
+                                       w.blocks.size(), c.layers));
   const auto require_shape = [](const char* name, const arma::mat& m, arma::uword rows,
                                 arma::uword cols) {
     if (m.n_rows != rows || m.n_cols != cols)
-      throw ShapeError(
-          fmt::format("transformer: {} is {}, not ({} × {})", name, shape_of(m), rows, cols));
+      throw math::ShapeError(
+          fmt::format("transformer: {} is {}, not ({} × {})", name, math::shape_of(m), rows, cols));
   };
   require_shape("embedding", w.embedding, c.vocabulary, c.d_model);
   if (c.learned_positions)
@@ -101,7 +102,7 @@ void check_weights(const TransformerWeights& w) {
     require_shape("unembedding_bias", w.unembedding_bias, 1, c.vocabulary);
   }
   for (const ConstParameter& p : parameters(w))
-    require_finite(p.name, *p.value);
+    math::require_finite(p.name, *p.value);
 }
 
 std::vector<Parameter> parameters(TransformerWeights& w) {
@@ -160,9 +161,9 @@ TransformerWeights init_transformer(
   const auto draw = [&](arma::uword rows, arma::uword cols) {
     arma::mat m = standard_normal(rows, cols);
     if (m.n_rows != rows || m.n_cols != cols)
-      throw ShapeError(fmt::format("init_transformer: standard_normal({}, {}) returned {}", rows,
-                                   cols, shape_of(m)));
-    require_finite("init_transformer: a draw of standard_normal", m);
+      throw math::ShapeError(fmt::format("init_transformer: standard_normal({}, {}) returned {}",
+                                         rows, cols, math::shape_of(m)));
+    math::require_finite("init_transformer: a draw of standard_normal", m);
     return m;
   };
   // Small enough, when E is also the output layer, that the first logits are near 0.

@@ -29,7 +29,7 @@ double bits_per_byte(const TransformerWeights& weights, const TokenText& text, s
   const arma::uword window = weights.config.max_length;
   const arma::uword stride = kept_context(weights.config);
   if (n < 2)
-    throw InputError(fmt::format("bits_per_byte: {} token(s); scoring needs at least 2", n));
+    throw math::InputError(fmt::format("bits_per_byte: {} token(s); scoring needs at least 2", n));
   double nats = 0.0;
   arma::uword scored_up_to = 0;  // tokens 1 ... scored_up_to have been scored
   for (arma::uword start = 0; scored_up_to + 1 < n; start += stride) {
@@ -40,7 +40,7 @@ double bits_per_byte(const TransformerWeights& weights, const TokenText& text, s
     // their summed cost is cross-entropy's mean times their number.
     const arma::uvec targets = text.tokens.subvec(scored_up_to + 1, end);
     const arma::mat rows = logits.rows(scored_up_to - start, end - 1 - start);
-    nats += cross_entropy(rows, targets).loss * static_cast<double>(targets.n_elem);
+    nats += math::cross_entropy(rows, targets).loss * static_cast<double>(targets.n_elem);
     scored_up_to = end;
   }
   const double bytes = static_cast<double>(arma::accu(text.lengths.subvec(1, n - 1)));

@@ -13,7 +13,7 @@
 
 namespace attn::gpt {
 
-WarmupCosine schedule_of(const TrainingSettings& s) {
+math::WarmupCosine schedule_of(const TrainingSettings& s) {
   return {.peak = s.peak_learning_rate,
           .minimum = s.final_learning_rate,
           .warmup_steps = s.warmup_steps,
@@ -55,20 +55,21 @@ Progress progress_line(std::ostream& log, bool terminal) {
 void train(TrainingState& state, const TrainingSettings& settings, const NextBatch& next_batch,
            const Evaluation& evaluate, std::int64_t until, const Progress& progress) {
   if (settings.steps <= 0 || settings.batch == 0)
-    throw InputError(fmt::format("train: {} steps of {} sequences; both must be at least 1",
-                                 settings.steps, settings.batch));
+    throw math::InputError(fmt::format("train: {} steps of {} sequences; both must be at least 1",
+                                       settings.steps, settings.batch));
   if (settings.evaluate_every <= 0)
-    throw InputError(
+    throw math::InputError(
         fmt::format("train: evaluate_every is {}; it must be at least 1", settings.evaluate_every));
   if (!(settings.clip_norm > 0))
-    throw InputError(fmt::format("train: the clip norm {} must be positive", settings.clip_norm));
-  const WarmupCosine schedule = schedule_of(settings);
-  learning_rate(schedule, 0);  // refuses a bad schedule before anything moves
+    throw math::InputError(
+        fmt::format("train: the clip norm {} must be positive", settings.clip_norm));
+  const math::WarmupCosine schedule = schedule_of(settings);
+  math::learning_rate(schedule, 0);  // refuses a bad schedule before anything moves
   numpy::Generator rng(numpy::PCG64(state.rng_state, state.rng_increment));
-  const UniformDraws uniform = [&rng] {
+  const math::UniformDraws uniform = [&rng] {
     return rng.random();
   };
-  AdamW optimizer(decay_flags(state.weights), settings.weight_decay);
+  math::AdamW optimizer(decay_flags(state.weights), settings.weight_decay);
   optimizer.restore(state.optimizer);
   const std::vector<Parameter> parameters = gpt::parameters(state.weights);
   std::vector<arma::mat*> values;  // into state.weights, whose matrices stay where they are
@@ -76,7 +77,7 @@ void train(TrainingState& state, const TrainingSettings& settings, const NextBat
     values.push_back(p.value);
   if (settings.evaluate_at_start && state.step == 0 && state.curve.empty())
     state.curve.push_back({.step = 0,
-                           .learning_rate = learning_rate(schedule, 0),
+                           .learning_rate = math::learning_rate(schedule, 0),
                            .training_loss = 0.0,  // the first step's loss, once it is taken
                            .held_out = evaluate(state.weights)});
   until = std::min(until, settings.steps);
@@ -87,8 +88,8 @@ void train(TrainingState& state, const TrainingSettings& settings, const NextBat
     std::vector<arma::mat> gradients;
     for (const Parameter& g : gpt::parameters(step.gradients))
       gradients.push_back(std::move(*g.value));
-    const double norm = clip_grad_norm(gradients, settings.clip_norm);
-    const double rate = learning_rate(schedule, state.step);
+    const double norm = math::clip_grad_norm(gradients, settings.clip_norm);
+    const double rate = math::learning_rate(schedule, state.step);
     optimizer.step(values, gradients, rate);
     //! [training-step]
     ++state.step;

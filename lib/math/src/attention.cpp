@@ -8,7 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace attn {
+namespace attn::math {
 
 arma::mat attention_scores(const arma::mat& Q, const arma::mat& K, double scale) {
   for (const auto& [name, m] : {std::pair{"Q", &Q}, std::pair{"K", &K}}) {
@@ -109,4 +109,4 @@ arma::uword strongest_other(const arma::mat& grid, arma::uword query) {
   return others.index_max();
 }
 
-}  // namespace attn
+}  // namespace attn::math

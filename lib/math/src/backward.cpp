@@ -2,7 +2,7 @@
 
 #include "attn/math/validate.hpp"
 
-namespace attn {
+namespace attn::math {
 
 arma::mat softmax_jacobian(const arma::rowvec& weights) {
   require_nonempty("weights", weights);
@@ -125,4 +125,4 @@ SelfAttentionGradients self_attention_backward(const arma::mat& X, const Project
   return s;
 }
 
-}  // namespace attn
+}  // namespace attn::math

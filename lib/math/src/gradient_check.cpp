@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace attn {
+namespace attn::math {
 
 GradientCheck check_gradient(const std::function<double(const arma::mat&)>& loss,
                              const arma::mat& x, const arma::mat& analytic, double h) {
@@ -41,4 +41,4 @@ GradientCheck check_gradient(const std::function<double(const arma::mat&)>& loss
   return worst;
 }
 
-}  // namespace attn
+}  // namespace attn::math

@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-namespace attn {
+namespace attn::math {
 
 LayerNorm layer_norm(const arma::mat& x, const arma::rowvec& gamma, const arma::rowvec& beta,
                      double eps) {
@@ -156,4 +156,4 @@ Dropout dropout(const arma::mat& x, double p, const UniformDraws& uniform) {
   return out;
 }
 
-}  // namespace attn
+}  // namespace attn::math

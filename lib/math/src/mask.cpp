@@ -7,7 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace attn {
+namespace attn::math {
 
 Mask::Mask(arma::umat allowed) : allowed_(std::move(allowed)) {
   if (allowed_.is_empty())
@@ -111,4 +111,4 @@ arma::mat masked_softmax_rows(const arma::mat& scores, const Mask& mask) {
   //! [masked-softmax]
 }
 
-}  // namespace attn
+}  // namespace attn::math

@@ -8,7 +8,7 @@
 #include <optional>
 #include <tuple>
 
-namespace attn {
+namespace attn::math {
 
 namespace {
 
@@ -202,4 +202,4 @@ MultiHeadGradients multi_head_backward(const arma::mat& query, const arma::mat& 
   return g;
 }
 
-}  // namespace attn
+}  // namespace attn::math

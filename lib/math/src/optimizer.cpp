@@ -9,7 +9,7 @@
 #include <numbers>
 #include <utility>
 
-namespace attn {
+namespace attn::math {
 
 namespace {
 
@@ -159,4 +159,4 @@ double clip_grad_norm(std::vector<arma::mat>& gradients, double max_norm) {
   //! [clip-grad-norm]
 }
 
-}  // namespace attn
+}  // namespace attn::math

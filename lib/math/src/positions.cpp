@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace attn {
+namespace attn::math {
 
 namespace {
 
@@ -168,4 +168,4 @@ double rotary_layout_error(const arma::mat& Q, const arma::mat& K, const arma::v
   return arma::abs(interleaved - paired_halves).max();
 }
 
-}  // namespace attn
+}  // namespace attn::math

@@ -9,7 +9,7 @@
 #include <limits>
 #include <string_view>
 
-namespace attn {
+namespace attn::math {
 
 namespace {
 
@@ -99,4 +99,4 @@ arma::uword sample_token(const arma::rowvec& probabilities, double u) {
   //! [sample-token]
 }
 
-}  // namespace attn
+}  // namespace attn::math

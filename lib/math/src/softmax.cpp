@@ -2,7 +2,7 @@
 
 #include "attn/math/validate.hpp"
 
-namespace attn {
+namespace attn::math {
 
 arma::mat softmax_rows(const arma::mat& scores) {
   require_nonempty("softmax input", scores);
@@ -25,4 +25,4 @@ arma::mat softmax_whole(const arma::mat& scores) {
   return arma::reshape(flat, scores.n_rows, scores.n_cols);
 }
 
-}  // namespace attn
+}  // namespace attn::math

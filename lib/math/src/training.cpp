@@ -9,7 +9,7 @@
 
 #include <cmath>
 
-namespace attn {
+namespace attn::math {
 
 LossGradient attention_target_loss(const std::vector<AttentionExample>& examples,
                                    const arma::mat& W_Q, const arma::mat& W_K,
@@ -54,4 +54,4 @@ LossGradient attention_target_loss(const std::vector<AttentionExample>& examples
   return result;
 }
 
-}  // namespace attn
+}  // namespace attn::math

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-namespace attn {
+namespace attn::math {
 
 template <typename eT>
 std::string shape_of(const arma::Mat<eT>& m) {
@@ -97,4 +97,4 @@ template void require_same_rows(std::string_view, std::string_view, const arma::
 template void require_same_rows(std::string_view, std::string_view, const arma::fmat&,
                                 std::string_view, const arma::fmat&);
 
-}  // namespace attn
+}  // namespace attn::math

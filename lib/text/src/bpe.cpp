@@ -83,9 +83,9 @@ std::vector<TokenId> bytes_of(std::string_view piece) {
 }
 
 // The error for a token id outside the vocabulary; `which` names the token.
-InputError outside_vocabulary(const std::string& which, std::size_t vocab_size) {
-  return InputError(fmt::format("{} is outside the vocabulary of {} tokens (ids 0 to {})", which,
-                                vocab_size, vocab_size - 1));
+math::InputError outside_vocabulary(const std::string& which, std::size_t vocab_size) {
+  return math::InputError(fmt::format("{} is outside the vocabulary of {} tokens (ids 0 to {})",
+                                      which, vocab_size, vocab_size - 1));
 }
 
 // One distinct piece of the training text: its tokens so far, and how often it occurs.
@@ -224,13 +224,14 @@ BpeTokenizer::BpeTokenizer(std::vector<Merge> merges) : merges_(std::move(merges
     const Merge m = merges_[k];
     const std::size_t made = bytes_.size();
     if (m.left >= made || m.right >= made) {
-      throw InputError(fmt::format(
+      throw math::InputError(fmt::format(
           "BpeTokenizer: merge {} ({}, {}) uses a token not yet made: it may use ids 0 to {}", k,
           m.left, m.right, made - 1));
     }
     if (!made_by_.try_emplace(pair_key(m.left, m.right), static_cast<TokenId>(made)).second) {
-      throw InputError(fmt::format("BpeTokenizer: merge {} ({}, {}) repeats merge {}", k, m.left,
-                                   m.right, made_by_.at(pair_key(m.left, m.right)) - kByteTokens));
+      throw math::InputError(fmt::format("BpeTokenizer: merge {} ({}, {}) repeats merge {}", k,
+                                         m.left, m.right,
+                                         made_by_.at(pair_key(m.left, m.right)) - kByteTokens));
     }
     bytes_.push_back(bytes_[m.left] + bytes_[m.right]);
   }
@@ -287,9 +288,9 @@ const std::string& BpeTokenizer::token_bytes(TokenId id) const {
 
 BpeTokenizer train_bpe(std::string_view text, std::size_t vocab_size) {
   if (text.empty())
-    throw InputError("train_bpe: the training text is empty");
+    throw math::InputError("train_bpe: the training text is empty");
   if (vocab_size < kByteTokens || vocab_size > std::numeric_limits<TokenId>::max()) {
-    throw InputError(fmt::format(
+    throw math::InputError(fmt::format(
         "train_bpe: vocab_size = {} is outside [256, 4294967295] (the 256 bytes, then merges)",
         vocab_size));
   }

@@ -20,9 +20,9 @@ std::uint64_t key(std::uint64_t node, unsigned char byte) {
 
 NgramModel::NgramModel(int order, std::string_view training) : order_(order) {
   if (order < 1)
-    throw InputError(fmt::format("NgramModel: the order must be at least 1, not {}", order));
+    throw math::InputError(fmt::format("NgramModel: the order must be at least 1, not {}", order));
   if (training.empty())
-    throw InputError("NgramModel: the training text is empty");
+    throw math::InputError("NgramModel: the training text is empty");
   const auto n = static_cast<std::size_t>(order);
   const auto byte = [&](std::size_t i) {
     return static_cast<unsigned char>(training[i]);
@@ -67,7 +67,7 @@ NgramModel::NgramModel(int order, std::string_view training) : order_(order) {
 
 double NgramModel::discount(int k) const {
   if (k < 1 || k > order_)
-    throw InputError(
+    throw math::InputError(
         fmt::format("NgramModel::discount: order {} is not between 1 and {}", k, order_));
   return discounts_[static_cast<std::size_t>(k - 1)];
 }
@@ -100,7 +100,7 @@ double NgramModel::probability(std::string_view context, unsigned char next) con
 
 double NgramModel::bits_per_byte(std::string_view text) const {
   if (text.empty())
-    throw InputError("NgramModel::bits_per_byte: the text is empty");
+    throw math::InputError("NgramModel::bits_per_byte: the text is empty");
   const auto n = static_cast<std::size_t>(order_);
   double bits = 0.0;
   for (std::size_t i = 0; i < text.size(); ++i) {

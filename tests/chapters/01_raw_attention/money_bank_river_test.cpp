@@ -11,9 +11,9 @@ namespace {
 // Article 004: "bank" asks; its scores are exactly 0.2, 1.0 and 0.7, and its blend is
 // [0.734, 0.441] to the article's three decimals.
 TEST(MoneyBankRiver, BankGetsTheArticlesScoresAndBlend) {
-  const auto m = attn::examples::money_bank_river();
+  const auto m = attn::ch01::money_bank_river();
   ASSERT_EQ(m.tokens[m.bank], "bank");
-  const attn::Attention bank = attn::raw_attention_for(m.embeddings, m.bank);
+  const attn::math::Attention bank = attn::math::raw_attention_for(m.embeddings, m.bank);
   EXPECT_TRUE(arma::approx_equal(bank.scores, arma::mat{{0.2, 1.0, 0.7}}, "absdiff", 1e-15));
   EXPECT_NEAR(bank.output(0), 0.734, 5e-4);
   EXPECT_NEAR(bank.output(1), 0.441, 5e-4);
@@ -21,9 +21,9 @@ TEST(MoneyBankRiver, BankGetsTheArticlesScoresAndBlend) {
 
 // The grid's bank row is the same computation as bank asking alone.
 TEST(MoneyBankRiver, TheGridsBankRowIsBanksOwnQuery) {
-  const auto m = attn::examples::money_bank_river();
-  const attn::Attention all = attn::raw_self_attention(m.embeddings);
-  const attn::Attention bank = attn::raw_attention_for(m.embeddings, m.bank);
+  const auto m = attn::ch01::money_bank_river();
+  const attn::math::Attention all = attn::math::raw_self_attention(m.embeddings);
+  const attn::math::Attention bank = attn::math::raw_attention_for(m.embeddings, m.bank);
   EXPECT_TRUE(arma::approx_equal(all.weights.row(m.bank), bank.weights, "absdiff", 1e-15));
   EXPECT_TRUE(arma::approx_equal(all.output.row(m.bank), bank.output, "absdiff", 1e-15));
 }

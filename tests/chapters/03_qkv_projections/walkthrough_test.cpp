@@ -1,5 +1,6 @@
-// One token's written-out equation on the Nimbus thread: its numbers (attn::token_walk), its
-// text (attn::walk_text, attn::walk_through) and the book page's data (attn::walk_page_data).
+// One token's written-out equation on the Nimbus thread: its numbers (attn::ch03::token_walk), its
+// text (attn::ch03::walk_text, attn::ch03::walk_through) and the book page's data
+// (attn::ch03::walk_page_data).
 #include <02_nimbus_raw/nimbus_thread.hpp>
 #include <03_qkv_projections/walkthrough.hpp>
 #include <attn/book/grid_text.hpp>
@@ -14,16 +15,16 @@
 namespace {
 
 struct Thread {
-  attn::examples::NimbusThread t = attn::examples::nimbus_thread();
-  attn::QKV qkv = attn::project(t.embeddings, t.projections);
-  attn::Attention a = attn::scaled_dot_product_attention(qkv.Q, qkv.K, qkv.V);
+  attn::ch02::NimbusThread t = attn::ch02::nimbus_thread();
+  attn::math::QKV qkv = attn::math::project(t.embeddings, t.projections);
+  attn::math::Attention a = attn::math::scaled_dot_product_attention(qkv.Q, qkv.K, qkv.V);
 };
 
 TEST(WalkThrough, WritesModule21sScoreWithItsArithmetic) {
   const Thread n;
-  const arma::uword exp = attn::token_index(n.t.tokens, "export");
+  const arma::uword exp = attn::book::token_index(n.t.tokens, "export");
   const std::string text =
-      attn::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, exp);
+      attn::ch03::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, exp);
   EXPECT_NE(text.find("  Q(export) = x(export) W_Q = [1.5 × 0.20 + 0.5 × 0.10, "
                       "1.5 × 0.10 + 0.5 × 0.14] = [0.35, 0.22]\n"),
             std::string::npos)
@@ -38,7 +39,7 @@ TEST(WalkThrough, EveryTokenHasFourSteps) {
   const Thread n;
   for (arma::uword t = 0; t < n.t.tokens.size(); ++t) {
     const std::string text =
-        attn::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, t);
+        attn::ch03::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, t);
     for (const char* step : {"step 1", "step 2", "step 3", "step 4"})
       EXPECT_NE(text.find(step), std::string::npos) << n.t.tokens[t] << " lacks " << step;
   }
@@ -46,23 +47,23 @@ TEST(WalkThrough, EveryTokenHasFourSteps) {
 
 TEST(WalkThrough, RefusesWhatItCannotWriteOut) {
   const Thread n;
-  EXPECT_THROW(attn::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, 6),
+  EXPECT_THROW(attn::ch03::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, 6),
                std::out_of_range);
-  attn::Projections wide = n.t.projections;
+  attn::math::Projections wide = n.t.projections;
   wide.W_Q = arma::mat(2, 3, arma::fill::ones);
   try {
-    attn::walk_through(n.t.tokens, n.t.embeddings, wide, n.a, 0);
+    attn::ch03::walk_through(n.t.tokens, n.t.embeddings, wide, n.a, 0);
     FAIL() << "a (2 × 3) W_Q was accepted";
-  } catch (const attn::ShapeError& e) {
+  } catch (const attn::math::ShapeError& e) {
     EXPECT_STREQ(e.what(), "walk_through writes out 2-D examples: W_Q is (2 × 3), not (2 × 2)");
   }
 }
 
 TEST(WalkThrough, PutsModule13sRawRowBesideTheProjectedOne) {
   const Thread n;
-  const arma::uword exp = attn::token_index(n.t.tokens, "export");
+  const arma::uword exp = attn::book::token_index(n.t.tokens, "export");
   const std::string text =
-      attn::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, exp);
+      attn::ch03::walk_through(n.t.tokens, n.t.embeddings, n.t.projections, n.a, exp);
   // Chapter 02's export row (tests/golden/ch02_nimbus_raw.txt) above this chapter's.
   EXPECT_NE(
       text.find(
@@ -78,11 +79,11 @@ TEST(WalkThrough, PutsModule13sRawRowBesideTheProjectedOne) {
 
 TEST(TokenWalk, ReadsItsNumbersFromTheAttentionItIsGiven) {
   const Thread n;
-  const arma::uword fail = attn::token_index(n.t.tokens, "fail");
-  attn::Attention doctored = n.a;
+  const arma::uword fail = attn::book::token_index(n.t.tokens, "fail");
+  attn::math::Attention doctored = n.a;
   doctored.weights(fail, 0) = 0.5;  // not softmax's: the walk must show it anyway
-  const attn::TokenWalk w =
-      attn::token_walk(n.t.tokens, n.t.embeddings, n.t.projections, doctored, fail);
+  const attn::ch03::TokenWalk w =
+      attn::ch03::token_walk(n.t.tokens, n.t.embeddings, n.t.projections, doctored, fail);
   EXPECT_EQ(w.keys[0].weight, "0.50");
   EXPECT_DOUBLE_EQ(w.keys[0].weight_value, 0.5);
   EXPECT_EQ(w.keys[0].raw_weight, "0.02");
@@ -93,9 +94,9 @@ TEST(TokenWalk, ReadsItsNumbersFromTheAttentionItIsGiven) {
 
 TEST(WalkPageData, IsAScriptSettingOneJsonObjectWithEveryWalk) {
   const Thread n;
-  const std::vector<attn::TokenWalk> walks =
-      attn::token_walks(n.t.tokens, n.t.embeddings, n.t.projections, n.a);
-  const std::string js = attn::walk_page_data(n.t.sentence, walks, "ch03_qkv_projections");
+  const std::vector<attn::ch03::TokenWalk> walks =
+      attn::ch03::token_walks(n.t.tokens, n.t.embeddings, n.t.projections, n.a);
+  const std::string js = attn::ch03::walk_page_data(n.t.sentence, walks, "ch03_qkv_projections");
 
   const std::string assign = "window.attnTokenWalks = ";
   const std::size_t at = js.find(assign);
@@ -117,12 +118,12 @@ TEST(WalkPageData, IsAScriptSettingOneJsonObjectWithEveryWalk) {
   EXPECT_EQ(to_export["score"], "0.37");
   EXPECT_EQ(to_export["weight"]["text"], "0.21");
   EXPECT_EQ(to_export["weight"]["colour"],
-            attn::weight_colour(to_export["weight"]["value"].get<double>()));
+            attn::book::weight_colour(to_export["weight"]["value"].get<double>()));
   EXPECT_EQ(to_export["raw_weight"]["text"], "0.33");
   const auto& why_to_why = data["walks"][0]["keys"][0]["raw_weight"];
   EXPECT_EQ(why_to_why["text"], "0.64");
   EXPECT_EQ(why_to_why["ink"], "#ffffff");  // a dark cell, as in chapter 02's heatmap
-  EXPECT_EQ(data["palette"].size(), attn::weight_palette().size());
+  EXPECT_EQ(data["palette"].size(), attn::book::weight_palette().size());
 }
 
 }  // namespace

@@ -20,12 +20,12 @@ using attn_bad_input::ThrowsNaming;
 TEST(BadInput, RandomSentenceNamesABadSetup) {
   EXPECT_TRUE(ThrowsNaming<std::invalid_argument>(
       [] {
-        attn::examples::random_sentence("1", "a b", {8, 4, 4, kNaN});
+        attn::ch04::random_sentence("1", "a b", {8, 4, 4, kNaN});
       },
       "weight_scale = nan"));
   EXPECT_TRUE(ThrowsNaming<std::invalid_argument>(
       [] {
-        attn::examples::random_sentence("1", "a b", {8, 0, 4, 0.5});
+        attn::ch04::random_sentence("1", "a b", {8, 0, 4, 0.5});
       },
       "d_k = 0"));
 }

@@ -12,7 +12,7 @@
 
 namespace {
 
-namespace ag = attn::agreement;
+namespace ch10 = attn::ch10;
 
 const attn::gpt::TransformerConfig kSmall{35, 8, 2, 1, 16, 13, true};
 
@@ -32,22 +32,22 @@ bool is_noun(const std::string& w) {
 
 TEST(LanguageModel, HeadFocusAveragesEachHeadsWeightsAtTheSlot) {
   const attn::gpt::TransformerWeights model = random_model();
-  const std::vector<ag::Sentence> sentences = ag::generate(5, 20);
-  const std::vector<ag::HeadFocus> focus =
-      ag::head_focus(model, sentences, [](const ag::Sentence& s) { return s.verb_slot; });
+  const std::vector<ch10::Sentence> sentences = ch10::generate(5, 20);
+  const std::vector<ch10::HeadFocus> focus =
+      ch10::head_focus(model, sentences, [](const ch10::Sentence& s) { return s.verb_slot; });
   ASSERT_EQ(focus.size(), 2u);
   for (arma::uword k = 0; k < 2; ++k) {
     double subject = 0, distractor = 0, self = 0;
-    for (const ag::Sentence& s : sentences) {
+    for (const ch10::Sentence& s : sentences) {
       // Find the columns from the words themselves, not from the Sentence's fields.
-      const std::vector<std::string> w = ag::words(s.tokens);
+      const std::vector<std::string> w = ch10::words(s.tokens);
       const auto verb = std::find_if(
           w.begin(), w.end(), [](const std::string& x) { return x == "was" || x == "were"; });
       const arma::uword q = static_cast<arma::uword>(verb - w.begin()) - 1;
       arma::uword second_noun = 0;
       for (arma::uword i = 2; i < w.size() && !second_noun; ++i)
         second_noun = is_noun(w[i]) ? i : 0;
-      const arma::mat grid = ag::attention_grids(model, s)[k];
+      const arma::mat grid = ch10::attention_grids(model, s)[k];
       subject += grid(q, 1);
       distractor += grid(q, second_noun);
       self += grid(q, q);
@@ -60,8 +60,8 @@ TEST(LanguageModel, HeadFocusAveragesEachHeadsWeightsAtTheSlot) {
 }
 
 TEST(LanguageModel, AttentionGridsAreCausalRowsOfWeights) {
-  const ag::Sentence s = ag::generate(6, 1).front();
-  for (const arma::mat& grid : ag::attention_grids(random_model(), s)) {
+  const ch10::Sentence s = ch10::generate(6, 1).front();
+  for (const arma::mat& grid : ch10::attention_grids(random_model(), s)) {
     ASSERT_EQ(grid.n_rows, s.tokens.n_elem - 1);
     EXPECT_LE(arma::abs(arma::sum(grid, 1) - 1.0).max(), 1e-14);
     EXPECT_EQ(arma::accu(arma::trimatu(grid, 1)), 0.0);  // nothing after the query
@@ -70,8 +70,8 @@ TEST(LanguageModel, AttentionGridsAreCausalRowsOfWeights) {
 
 TEST(LanguageModel, PackedLogitsEqualEachSentenceAlone) {
   const attn::gpt::TransformerWeights model = random_model();
-  const std::vector<ag::Sentence> sentences = ag::generate(7, 60);  // more than one pack of 50
-  const std::vector<arma::mat> logits = ag::next_word_logits(model, sentences);
+  const std::vector<ch10::Sentence> sentences = ch10::generate(7, 60);  // more than one pack of 50
+  const std::vector<arma::mat> logits = ch10::next_word_logits(model, sentences);
   ASSERT_EQ(logits.size(), 60u);
   for (const std::size_t k : {0, 49, 50, 59}) {
     const arma::uvec& t = sentences[k].tokens;
@@ -81,30 +81,30 @@ TEST(LanguageModel, PackedLogitsEqualEachSentenceAlone) {
 }
 
 TEST(LanguageModel, TrainingIsDeterministicAlsoSideBySide) {
-  const std::vector<ag::Sentence> train = ag::generate(8, 64), held = ag::generate(9, 16);
-  const ag::TrainingSettings settings{12, 8, 1e-2, 4, 3};
-  const ag::Trained a = ag::train(kSmall, settings, train, held);
-  const ag::Trained b = ag::train(kSmall, settings, train, held);
+  const std::vector<ch10::Sentence> train = ch10::generate(8, 64), held = ch10::generate(9, 16);
+  const ch10::TrainingSettings settings{12, 8, 1e-2, 4, 3};
+  const ch10::Trained a = ch10::train(kSmall, settings, train, held);
+  const ch10::Trained b = ch10::train(kSmall, settings, train, held);
   EXPECT_TRUE(arma::approx_equal(a.model.embedding, b.model.embedding, "absdiff", 0.0));
   EXPECT_EQ(a.after.loss, b.after.loss);
   EXPECT_EQ(a.curves.steps.n_elem, 4u);  // 0, 4, 8, 12
   EXPECT_LT(a.after.loss, a.before.loss);
-  ag::TrainingSettings other = settings;
+  ch10::TrainingSettings other = settings;
   other.seed = 4;
-  const std::vector<ag::Evaluation> both =
-      ag::train_side_by_side({{kSmall, settings}, {kSmall, other}}, train, held);
+  const std::vector<ch10::Evaluation> both =
+      ch10::train_side_by_side({{kSmall, settings}, {kSmall, other}}, train, held);
   EXPECT_EQ(both[0].loss, a.after.loss);
-  EXPECT_EQ(both[1].loss, ag::train(kSmall, other, train, held).after.loss);
+  EXPECT_EQ(both[1].loss, ch10::train(kSmall, other, train, held).after.loss);
   EXPECT_NE(both[0].loss, both[1].loss);
 }
 
 TEST(LanguageModel, RefusesSettingsThatCannotTrain) {
-  const std::vector<ag::Sentence> train = ag::generate(8, 4);
-  EXPECT_THROW(ag::train(kSmall, {0, 2, 1e-2, 1, 1}, train, train), attn::InputError);
-  EXPECT_THROW(ag::train(kSmall, {2, 2, 0.0, 1, 1}, train, train), attn::InputError);
-  EXPECT_THROW(ag::train(kSmall, {2, 2, 1e-2, 1, 1}, train, {}), attn::InputError);
-  EXPECT_THROW(ag::train_side_by_side({{kSmall, {0, 2, 1e-2, 1, 1}}}, train, train),
-               attn::InputError);
+  const std::vector<ch10::Sentence> train = ch10::generate(8, 4);
+  EXPECT_THROW(ch10::train(kSmall, {0, 2, 1e-2, 1, 1}, train, train), attn::math::InputError);
+  EXPECT_THROW(ch10::train(kSmall, {2, 2, 0.0, 1, 1}, train, train), attn::math::InputError);
+  EXPECT_THROW(ch10::train(kSmall, {2, 2, 1e-2, 1, 1}, train, {}), attn::math::InputError);
+  EXPECT_THROW(ch10::train_side_by_side({{kSmall, {0, 2, 1e-2, 1, 1}}}, train, train),
+               attn::math::InputError);
 }
 
 }  // namespace

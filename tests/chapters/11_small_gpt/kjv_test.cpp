@@ -21,7 +21,7 @@
 
 namespace {
 
-namespace kjv = attn::kjv;
+namespace ch11 = attn::ch11;
 using attn_bad_input::ThrowsNaming;
 using ch11_test::read_file;
 using ch11_test::TempDir;
@@ -112,7 +112,7 @@ Bytes pack_codes(const std::vector<unsigned>& codes) {
 }
 
 std::string unlzw(const Bytes& stream) {
-  return kjv::unlzw(stream);
+  return ch11::unlzw(stream);
 }
 
 constexpr std::uint64_t fnv1a(const std::string& bytes) {
@@ -126,12 +126,12 @@ constexpr std::uint64_t fnv1a(const std::string& bytes) {
 
 // Debian's bible.data, decoded once for every test that reads it.
 const std::string& bible() {
-  static const std::string text = kjv::read_bible(kjv::kBiblePath);
+  static const std::string text = ch11::read_bible(ch11::kBiblePath);
   return text;
 }
 
-const std::vector<kjv::Verse>& verses() {
-  static const std::vector<kjv::Verse> all = kjv::parse_verses(bible());
+const std::vector<ch11::Verse>& verses() {
+  static const std::vector<ch11::Verse> all = ch11::parse_verses(bible());
   return all;
 }
 
@@ -197,7 +197,7 @@ TEST(Unlzw, KeepsAFullDictionaryAndClearsIt) {
 }
 
 TEST(Unlzw, RefusesACodePastTheDictionary) {
-  using attn::InputError;
+  using attn::math::InputError;
   // 'A' leaves 257 as the next free entry: 258 is past it; 257 is the KwKwK case ("AA").
   EXPECT_TRUE(ThrowsNaming<InputError>(
       [&] {
@@ -239,9 +239,10 @@ TEST(ReadBible, DecodesDebiansFile) {
 TEST(ReadBible, NamesThePackageWhenTheFileIsMissing) {
   TempDir dir;
   const std::string missing = dir.file("bible.data");
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { ch11::read_bible(missing); },
+                                                   "cannot read " + missing));
   EXPECT_TRUE(
-      ThrowsNaming<attn::InputError>([&] { kjv::read_bible(missing); }, "cannot read " + missing));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { kjv::read_bible(missing); }, "bible-kjv-text"));
+      ThrowsNaming<attn::math::InputError>([&] { ch11::read_bible(missing); }, "bible-kjv-text"));
 }
 
 TEST(ReadBible, RefusesAFileThatIsNotBibleData) {
@@ -251,24 +252,25 @@ TEST(ReadBible, RefusesAFileThatIsNotBibleData) {
              "In the beginning was the word, but not in compress's format.\n"
              "Another line, so that the file is longer than bible.data's header of 92 "
              "bytes, with a window table.\n");
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { kjv::read_bible(path); },
-                                             path + " does not start as bible-kjv-text's"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { ch11::read_bible(path); },
+                                                   path + " does not start as bible-kjv-text's"));
   write_file(path, "");
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { kjv::read_bible(path); }, "does not start"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::math::InputError>([&] { ch11::read_bible(path); }, "does not start"));
 
-  const std::string real = read_file(kjv::kBiblePath);
+  const std::string real = read_file(ch11::kBiblePath);
   ASSERT_GT(real.size(), 100'000u);
   std::string windows = real;
   windows[91] = 67;  // the window count, big-endian at byte 88: 67, not 68
   write_file(path, windows);
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { kjv::read_bible(path); },
-                                             "67 windows, where bible-kjv-text has 68"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { ch11::read_bible(path); },
+                                                   "67 windows, where bible-kjv-text has 68"));
   write_file(path, real.substr(0, 100'000));  // the window table points past the end
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { kjv::read_bible(path); }, "of 100000"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { ch11::read_bible(path); }, "of 100000"));
 }
 
 TEST(ParseVerses, ReadsEveryVerseOfTheBible) {
-  const std::vector<kjv::Verse>& all = verses();
+  const std::vector<ch11::Verse>& all = verses();
   ASSERT_EQ(all.size(), 31'102u);
   EXPECT_EQ(all.front().book, "Ge");
   EXPECT_EQ(all.front().chapter, 1);
@@ -280,7 +282,7 @@ TEST(ParseVerses, ReadsEveryVerseOfTheBible) {
   EXPECT_EQ(all.back().text, "The grace of our Lord Jesus Christ be with you all. Amen.");
   std::set<std::string> books;
   std::size_t longest_psalm = 0;
-  for (const kjv::Verse& v : all) {
+  for (const ch11::Verse& v : all) {
     books.insert(v.book);
     if (v.book == "Psa")
       longest_psalm = std::max<std::size_t>(longest_psalm, static_cast<std::size_t>(v.verse));
@@ -293,7 +295,7 @@ TEST(ParseVerses, ReadsEveryVerseOfTheBible) {
 }
 
 TEST(ParseVerses, SplitsALabelIntoBookChapterAndVerse) {
-  const std::vector<kjv::Verse> v = kjv::parse_verses(
+  const std::vector<ch11::Verse> v = ch11::parse_verses(
       "A title line\n1Sam3:10 And the LORD came, and stood\nPs119:176 I have gone astray\n"
       "\nnot a verse: 3:4\nRev22:21 The grace");  // the last line has no line end
   ASSERT_EQ(v.size(), 3u);
@@ -306,11 +308,11 @@ TEST(ParseVerses, SplitsALabelIntoBookChapterAndVerse) {
   EXPECT_EQ(v[1].verse, 176);
   EXPECT_EQ(v[2].book, "Rev");
   EXPECT_EQ(v[2].text, "The grace");
-  EXPECT_TRUE(kjv::parse_verses("").empty());
+  EXPECT_TRUE(ch11::parse_verses("").empty());
 }
 
 TEST(SplitCorpus, HoldsOutEveryTenthChapter) {
-  const kjv::Corpus corpus = kjv::split_corpus(verses());
+  const ch11::Corpus corpus = ch11::split_corpus(verses());
   EXPECT_EQ(corpus.training.size(), 3'812'090u);
   EXPECT_EQ(corpus.training_verses, 28'684u);
   EXPECT_EQ(corpus.held_out.size(), 325'760u);
@@ -318,7 +320,7 @@ TEST(SplitCorpus, HoldsOutEveryTenthChapter) {
   // Rebuilt from the verses: held out exactly when the chapter is a multiple of 10.
   std::string training, held_out;
   std::size_t held_out_verses = 0;
-  for (const kjv::Verse& v : verses()) {
+  for (const ch11::Verse& v : verses()) {
     (v.chapter % 10 == 0 ? held_out : training) += v.text + "\n";
     held_out_verses += v.chapter % 10 == 0;
   }
@@ -334,7 +336,7 @@ TEST(SplitCorpus, BooksOfTenChaptersOrMoreAreOnBothSides) {
   // chapter 10: they train, and none of their verses is held out.
   std::map<std::string, int> chapters;
   std::set<std::string> held_out;
-  for (const kjv::Verse& v : verses()) {
+  for (const ch11::Verse& v : verses()) {
     chapters[v.book] = std::max(chapters[v.book], v.chapter);
     if (v.chapter % 10 == 0)
       held_out.insert(v.book);
@@ -350,15 +352,15 @@ TEST(SplitCorpus, BooksOfTenChaptersOrMoreAreOnBothSides) {
 }
 
 TEST(SplitCorpus, KeepsTheOrderAndDropsTheLabels) {
-  const std::vector<kjv::Verse> v = {{"Ge", 9, 29, "nine"},   {"Ge", 10, 1, "ten"},
-                                     {"Ge", 11, 1, "eleven"}, {"Ps", 150, 6, "praise"},
-                                     {"Ps", 1, 1, "blessed"}, {"Jude", 1, 25, ""}};
-  const kjv::Corpus c = kjv::split_corpus(v);
+  const std::vector<ch11::Verse> v = {{"Ge", 9, 29, "nine"},   {"Ge", 10, 1, "ten"},
+                                      {"Ge", 11, 1, "eleven"}, {"Ps", 150, 6, "praise"},
+                                      {"Ps", 1, 1, "blessed"}, {"Jude", 1, 25, ""}};
+  const ch11::Corpus c = ch11::split_corpus(v);
   EXPECT_EQ(c.training, "nine\neleven\nblessed\n\n");
   EXPECT_EQ(c.held_out, "ten\npraise\n");
   EXPECT_EQ(c.training_verses, 4u);
   EXPECT_EQ(c.held_out_verses, 2u);
-  const kjv::Corpus none = kjv::split_corpus({});
+  const ch11::Corpus none = ch11::split_corpus({});
   EXPECT_TRUE(none.training.empty() && none.held_out.empty());
 }
 

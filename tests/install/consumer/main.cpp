@@ -37,7 +37,8 @@ arma::mat three_tokens() {
 
 void use_math() {
   const arma::mat E = three_tokens();
-  const auto a = attn::attend(E, E, E, attn::score_scale(2), attn::Mask::causal(3));
+  const auto a =
+      attn::math::attend(E, E, E, attn::math::score_scale(2), attn::math::Mask::causal(3));
   fmt::print("math: causal attention, last token's weights {:.10f} {:.10f} {:.10f}\n",
              a.weights(2, 0), a.weights(2, 1), a.weights(2, 2));
   check(a.weights(0, 1) == 0.0 && a.weights(0, 2) == 0.0, "the first token sees only itself");
@@ -49,8 +50,9 @@ void use_math() {
 void use_fast() {
   const arma::mat E = three_tokens();
   const auto fast =
-      attn::fast::streaming_attention(E, E, E, attn::score_scale(2), {.causal = true});
-  const auto plain = attn::attend(E, E, E, attn::score_scale(2), attn::Mask::causal(3));
+      attn::fast::streaming_attention(E, E, E, attn::math::score_scale(2), {.causal = true});
+  const auto plain =
+      attn::math::attend(E, E, E, attn::math::score_scale(2), attn::math::Mask::causal(3));
   const bool same = arma::approx_equal(fast.output, plain.output, "absdiff", 1e-12);
   fmt::print("fast: streaming attention {} attend()\n", same ? "equals" : "differs from");
   check(same, "the fast layer's streaming attention equals the math layer's attend()");

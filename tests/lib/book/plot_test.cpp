@@ -14,34 +14,34 @@
 
 namespace {
 
-attn::Plotter disabled_plotter(std::ostringstream& log) {
+attn::book::Plotter disabled_plotter(std::ostringstream& log) {
   static std::ostringstream out;
-  return attn::Plotter({false, "unused", false}, out, log);
+  return attn::book::Plotter({false, "unused", false}, out, log);
 }
 
 TEST(Plotter, DisabledSaysSoOnce) {
   std::ostringstream log;
-  const attn::Plotter p = disabled_plotter(log);
+  const attn::book::Plotter p = disabled_plotter(log);
   EXPECT_FALSE(p.active());
   EXPECT_EQ(log.str(), "plots skipped (--no-plots)\n");
 }
 
 TEST(Plotter, HeatmapLabelsMustMatchTheGrid) {
   std::ostringstream log;
-  attn::Plotter p = disabled_plotter(log);
-  const attn::Heatmap bad{
+  attn::book::Plotter p = disabled_plotter(log);
+  const attn::book::Heatmap bad{
       "x", "t", {"a", "b"}, {"a", "b", "c"}, arma::mat(2, 2, arma::fill::zeros)};
-  EXPECT_THROW(p.heatmap(bad), attn::ShapeError);
-  EXPECT_THROW(p.heatmaps({"x", "t", {}}), attn::InputError);
+  EXPECT_THROW(p.heatmap(bad), attn::math::ShapeError);
+  EXPECT_THROW(p.heatmaps({"x", "t", {}}), attn::math::InputError);
 }
 
 TEST(Plotter, ArrowsMustBeTwoDimensional) {
   std::ostringstream log;
-  attn::Plotter p = disabled_plotter(log);
+  attn::book::Plotter p = disabled_plotter(log);
   EXPECT_THROW(p.vectors({"x", "t", {{"a", arma::rowvec{1.0, 2.0, 3.0}, "red"}}}),
-               attn::ShapeError);
+               attn::math::ShapeError);
   EXPECT_THROW(p.bars({"x", "t", {"a"}, {{"w", arma::rowvec{0.5, 0.5}, "blue"}}, "w"}),
-               attn::ShapeError);
+               attn::math::ShapeError);
 }
 
 std::string bytes_of(const std::filesystem::path& file) {
@@ -64,7 +64,7 @@ TEST(Plotter, GnuplotDyingHalfWayKeepsThePreviousFigure) {
   const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
   ::setenv("PATH", (std::string(ATTN_FAKE_GNUPLOT_DIR) + ":" + path).c_str(), 1);
   std::ostringstream out, log;
-  attn::Plotter p({true, folder, false}, out, log);
+  attn::book::Plotter p({true, folder, false}, out, log);
   ::setenv("PATH", path.c_str(), 1);
   ASSERT_TRUE(p.active());
 
@@ -72,7 +72,7 @@ TEST(Plotter, GnuplotDyingHalfWayKeepsThePreviousFigure) {
   for (int i = 0; i < 40; ++i)
     tokens.push_back("token" + std::to_string(i));
   const arma::mat grid(40, 40, arma::fill::randu);
-  const attn::Heatmap panel{"", "panel", tokens, tokens, grid};
+  const attn::book::Heatmap panel{"", "panel", tokens, tokens, grid};
   p.heatmaps({"big", "two large panels", {panel, panel}});
 
   EXPECT_EQ(log.str(),
@@ -86,7 +86,7 @@ TEST(Plotter, GnuplotDyingHalfWayKeepsThePreviousFigure) {
 // GPVAL_ERRNO is then not 0, and the half-made figure must not replace the previous one.
 TEST(Plotter, AFailedGnuplotCommandKeepsThePreviousFigure) {
   namespace fs = std::filesystem;
-  ASSERT_FALSE(attn::find_on_path("gnuplot").empty())
+  ASSERT_FALSE(attn::book::find_on_path("gnuplot").empty())
       << "gnuplot (gnuplot-nox) is a build dependency: scripts/install-deps installs it";
   const fs::path folder = fs::path(::testing::TempDir()) / "plotter-failed-command";
   fs::remove_all(folder);
@@ -94,13 +94,13 @@ TEST(Plotter, AFailedGnuplotCommandKeepsThePreviousFigure) {
   const fs::path figure = folder / "curve.png";
   std::ofstream(figure, std::ios::binary) << "the previous figure";
   std::ostringstream out, log;
-  attn::Plotter p({true, folder, false}, out, log);
-  attn::LinePlot plot{"curve",
-                      "a curve",
-                      "x",
-                      "y",
-                      arma::rowvec{1.0, 2.0},
-                      {{"y", arma::rowvec{1.0, 4.0}, "black"}}};
+  attn::book::Plotter p({true, folder, false}, out, log);
+  attn::book::LinePlot plot{"curve",
+                            "a curve",
+                            "x",
+                            "y",
+                            arma::rowvec{1.0, 2.0},
+                            {{"y", arma::rowvec{1.0, 4.0}, "black"}}};
   plot.key_at = "nowhere known";
   p.lines(plot);
   EXPECT_EQ(log.str(),
@@ -110,8 +110,8 @@ TEST(Plotter, AFailedGnuplotCommandKeepsThePreviousFigure) {
 }
 
 TEST(FindOnPath, FindsShellButNotNonsense) {
-  EXPECT_FALSE(attn::find_on_path("sh").empty());
-  EXPECT_TRUE(attn::find_on_path("no-such-program-anywhere").empty());
+  EXPECT_FALSE(attn::book::find_on_path("sh").empty());
+  EXPECT_TRUE(attn::book::find_on_path("no-such-program-anywhere").empty());
 }
 
 }  // namespace
@@ -121,22 +121,22 @@ namespace {
 // The weights' colour scale, as gnuplot's `set palette defined` mixes it: the stops exactly,
 // linear in RGB between them, clamped outside 0..1.
 TEST(WeightColour, FollowsThePaletteStops) {
-  const auto& stops = attn::weight_palette();
+  const auto& stops = attn::book::weight_palette();
   ASSERT_EQ(stops.size(), 3u);
-  EXPECT_EQ(attn::weight_colour(0.0), stops[0].colour);
-  EXPECT_EQ(attn::weight_colour(0.5), stops[1].colour);
-  EXPECT_EQ(attn::weight_colour(1.0), stops[2].colour);
-  EXPECT_EQ(attn::weight_colour(-3.0), stops[0].colour);
-  EXPECT_EQ(attn::weight_colour(7.0), stops[2].colour);
+  EXPECT_EQ(attn::book::weight_colour(0.0), stops[0].colour);
+  EXPECT_EQ(attn::book::weight_colour(0.5), stops[1].colour);
+  EXPECT_EQ(attn::book::weight_colour(1.0), stops[2].colour);
+  EXPECT_EQ(attn::book::weight_colour(-3.0), stops[0].colour);
+  EXPECT_EQ(attn::book::weight_colour(7.0), stops[2].colour);
   // Half-way from #6baed6 to #08306b: (107 + 8) / 2 = 57.5, (174 + 48) / 2 = 111, (214 + 107) / 2 =
   // 160.5.
-  EXPECT_EQ(attn::weight_colour(0.75), "#3a6fa1");
-  EXPECT_THROW(attn::weight_colour(std::nan("")), attn::InputError);
+  EXPECT_EQ(attn::book::weight_colour(0.75), "#3a6fa1");
+  EXPECT_THROW(attn::book::weight_colour(std::nan("")), attn::math::InputError);
 }
 
 TEST(WeightColour, DarkCellsAreAboveSixTenths) {
-  EXPECT_FALSE(attn::dark_weight(0.6));
-  EXPECT_TRUE(attn::dark_weight(0.61));
+  EXPECT_FALSE(attn::book::dark_weight(0.6));
+  EXPECT_TRUE(attn::book::dark_weight(0.61));
 }
 
 TEST(PageData, WrittenNextToTheFiguresEvenWithoutGnuplot) {
@@ -146,7 +146,7 @@ TEST(PageData, WrittenNextToTheFiguresEvenWithoutGnuplot) {
   const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
   ::setenv("PATH", "/nonexistent", 1);
   std::ostringstream out, log;
-  attn::Plotter p({true, folder, false}, out, log);
+  attn::book::Plotter p({true, folder, false}, out, log);
   ::setenv("PATH", path.c_str(), 1);
   ASSERT_FALSE(p.active());
   p.page_data("walk.js", "window.x = 1;\n");
@@ -164,23 +164,23 @@ TEST(PageData, NotWrittenWithNoPlotsOrInTheTerminal) {
   const fs::path folder = fs::path(::testing::TempDir()) / "page-data-off";
   fs::remove_all(folder);
   std::ostringstream out, log;
-  attn::Plotter({false, folder, false}, out, log).page_data("walk.js", "x");
-  attn::Plotter({true, folder, true}, out, log).page_data("walk.js", "x");
+  attn::book::Plotter({false, folder, false}, out, log).page_data("walk.js", "x");
+  attn::book::Plotter({true, folder, true}, out, log).page_data("walk.js", "x");
   EXPECT_FALSE(fs::exists(folder / "walk.js"));
 }
 
 TEST(PageData, RefusesPathsAndReportsAFolderItCannotMake) {
   namespace fs = std::filesystem;
   std::ostringstream out, log;
-  attn::Plotter off({false, "unused", false}, out, log);
+  attn::book::Plotter off({false, "unused", false}, out, log);
   for (const char* bad : {"", ".", "..", "../walk.js", "sub/walk.js", "/tmp/walk.js"})
-    EXPECT_THROW(off.page_data(bad, "x"), attn::InputError) << '"' << bad << '"';
+    EXPECT_THROW(off.page_data(bad, "x"), attn::math::InputError) << '"' << bad << '"';
 
   const fs::path blocker = fs::path(::testing::TempDir()) / "page-data-blocker";
   fs::remove_all(blocker);
   std::ofstream(blocker) << "a file where the folder should be";
   std::ostringstream log2;
-  attn::Plotter p({true, blocker / "figures", false}, out, log2);
+  attn::book::Plotter p({true, blocker / "figures", false}, out, log2);
   p.page_data("walk.js", "x");
   EXPECT_NE(log2.str().find("warning: could not write " +
                             (blocker / "figures" / "walk.js").string() + "; there is no file"),
@@ -189,9 +189,9 @@ TEST(PageData, RefusesPathsAndReportsAFolderItCannotMake) {
 }
 
 TEST(TickLabels, WriteEveryNthIndex) {
-  EXPECT_EQ(attn::tick_labels(5, 2), (std::vector<std::string>{"0", "", "2", "", "4"}));
-  EXPECT_EQ(attn::tick_labels(0, 3), std::vector<std::string>{});
-  EXPECT_THROW(attn::tick_labels(4, 0), attn::InputError);
+  EXPECT_EQ(attn::book::tick_labels(5, 2), (std::vector<std::string>{"0", "", "2", "", "4"}));
+  EXPECT_EQ(attn::book::tick_labels(0, 3), std::vector<std::string>{});
+  EXPECT_THROW(attn::book::tick_labels(4, 0), attn::math::InputError);
 }
 
 // A heatmap with values written in its cells is skipped beyond 40 tokens; one drawn in colours
@@ -201,14 +201,14 @@ TEST(Plotter, LargeGridsAreDrawnWhenNoValuesAreWritten) {
   const fs::path folder = fs::path(::testing::TempDir()) / "plotter-large-grid";
   fs::remove_all(folder);
   std::ostringstream out, log;
-  attn::Plotter p({true, folder, false}, out, log);
+  attn::book::Plotter p({true, folder, false}, out, log);
   ASSERT_TRUE(p.active()) << "gnuplot (gnuplot-nox) is a build dependency";
-  attn::Heatmap grid{"big",
-                     "big",
-                     attn::tick_labels(50, 10),
-                     attn::tick_labels(64, 16),
-                     arma::mat(50, 64, arma::fill::randu),
-                     attn::ColourScale::scores};
+  attn::book::Heatmap grid{"big",
+                           "big",
+                           attn::book::tick_labels(50, 10),
+                           attn::book::tick_labels(64, 16),
+                           arma::mat(50, 64, arma::fill::randu),
+                           attn::book::ColourScale::scores};
   p.heatmap(grid);
   EXPECT_NE(log.str().find("figure big skipped: 64 tokens are too many"), std::string::npos)
       << log.str();

@@ -1,4 +1,4 @@
-// The tokens numpy draws, drawn in C++: attn::sample_token fed by attn::numpy's default_rng
+// The tokens numpy draws, drawn in C++: attn::math::sample_token fed by attn::numpy's default_rng
 // picks, draw by draw, the token numpy's rng.choice(V, p=q) picks on the fixtures of
 // tests/data/generate_sampling_fixtures.py. Here because it needs both the math layer and the
 // numpy layer, which only the book layer links (tests/lib/math/sampling_test.cpp checks the
@@ -33,7 +33,7 @@ int check_every_draw(const Blocks& blocks, Distribution distribution) {
     const arma::rowvec q = distribution(vector, setting);
     attn::numpy::Generator rng = attn::numpy::default_rng(seed);
     for (arma::uword i = 0; i < expected.n_cols; ++i)
-      EXPECT_EQ(attn::sample_token(q, rng.random()), static_cast<arma::uword>(expected(0, i)))
+      EXPECT_EQ(attn::math::sample_token(q, rng.random()), static_cast<arma::uword>(expected(0, i)))
           << name << ", draw " << i;
   }
   return cases;
@@ -52,12 +52,12 @@ TEST(SamplingDraws, FromNumpysDistributionsAreNumpysTokens) {
 TEST(SamplingDraws, FromTheLogitsAreNumpysTokens) {
   // The whole sampler: logits, options, distribution, draw.
   const Blocks blocks = attn_test::fixture_blocks("numpy_sampling.txt");
-  const int cases =
-      check_every_draw(blocks, [&](const std::string& vector, const std::string& setting) {
-        const arma::mat& o = blocks.at("options " + setting);
-        const attn::SamplingOptions options{o(0, 0), static_cast<arma::uword>(o(0, 1)), o(0, 2)};
-        return attn::next_token_distribution(blocks.at("logits " + vector), options);
-      });
+  const int cases = check_every_draw(blocks, [&](const std::string& vector,
+                                                 const std::string& setting) {
+    const arma::mat& o = blocks.at("options " + setting);
+    const attn::math::SamplingOptions options{o(0, 0), static_cast<arma::uword>(o(0, 1)), o(0, 2)};
+    return attn::math::next_token_distribution(blocks.at("logits " + vector), options);
+  });
   EXPECT_EQ(cases, 24) << "tests/data/numpy_sampling.txt is missing or incomplete";
 }
 

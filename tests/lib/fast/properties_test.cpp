@@ -2,7 +2,7 @@
 // included), block sizes, masks and values, in both precisions. ctest fixes the seed and the
 // case count (tests/CMakeLists.txt), so every run checks the same cases.
 #include <attn/fast/streaming.hpp>
-#include <attn/math/measure.hpp>
+#include <attn/math/compare.hpp>
 #include <attn/math/streaming.hpp>
 
 #include <rapidcheck.h>
@@ -31,7 +31,7 @@ arma::uword size(arma::uword at_most) {
 }
 
 // A mask: none, causal, or padding from a random key on.
-attn::StreamingMask mask(arma::uword keys) {
+attn::math::StreamingMask mask(arma::uword keys) {
   switch (*rc::gen::inRange(0, 3)) {
     case 1:
       return {.causal = true};
@@ -46,8 +46,8 @@ attn::StreamingMask mask(arma::uword keys) {
 struct Problem {
   arma::mat Q, K, V;
   double scale;
-  attn::StreamingMask mask;
-  attn::StreamingBlocks blocks;
+  attn::math::StreamingMask mask;
+  attn::math::StreamingBlocks blocks;
 };
 
 Problem problem() {
@@ -64,8 +64,8 @@ Problem problem() {
 RC_GTEST_PROP(FastStreamingProperties, EqualsTheReadableForm, ()) {
   const Problem p = problem();
   const auto fast = attn::fast::streaming_attention(p.Q, p.K, p.V, p.scale, p.mask, p.blocks);
-  const auto readable = attn::streaming_attention(p.Q, p.K, p.V, p.scale, p.mask, p.blocks);
-  RC_ASSERT(attn::relative_gap(fast.output, readable.output) <= 1e-12);
+  const auto readable = attn::math::streaming_attention(p.Q, p.K, p.V, p.scale, p.mask, p.blocks);
+  RC_ASSERT(attn::math::relative_gap(fast.output, readable.output) <= 1e-12);
   RC_ASSERT(arma::abs(fast.log_sum_exp - readable.log_sum_exp).max() <= 1e-12);
 }
 
@@ -79,7 +79,7 @@ RC_GTEST_PROP(FastStreamingProperties, InFloatIsTheDoubleResultWithinFloatsRound
   const auto single = attn::fast::streaming_attention(
       arma::conv_to<arma::fmat>::from(p.Q), arma::conv_to<arma::fmat>::from(p.K),
       arma::conv_to<arma::fmat>::from(p.V), p.scale, p.mask, p.blocks);
-  RC_ASSERT(attn::relative_gap(arma::conv_to<arma::mat>::from(single.output), twice.output) <=
+  RC_ASSERT(attn::math::relative_gap(arma::conv_to<arma::mat>::from(single.output), twice.output) <=
             2e-5);
   const arma::vec lse = arma::conv_to<arma::vec>::from(single.log_sum_exp);
   RC_ASSERT(arma::max(arma::abs(lse - twice.log_sum_exp) /

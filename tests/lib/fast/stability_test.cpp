@@ -8,7 +8,7 @@
 // block's smallest score, by none, or by the block's own largest score instead of the running
 // maximum; the last failed no other test).
 #include <attn/fast/streaming.hpp>
-#include <attn/math/measure.hpp>
+#include <attn/math/compare.hpp>
 #include <attn/math/streaming.hpp>
 
 #include <gtest/gtest.h>
@@ -19,13 +19,13 @@
 
 namespace {
 
-using attn::relative_gap;      // throws on a NaN, which a wrong shift gives
-using attn_test::largest_gap;  // NaN, and so a failure, where a wrong shift gave a NaN
+using attn::math::relative_gap;  // throws on a NaN, which a wrong shift gives
+using attn_test::largest_gap;    // NaN, and so a failure, where a wrong shift gave a NaN
 
 struct Case {
-  arma::uword n, m;              // queries, keys
-  attn::StreamingBlocks blocks;  // queries and keys per block
-  attn::StreamingMask mask;      // causal, or padding from key_length on
+  arma::uword n, m;                    // queries, keys
+  attn::math::StreamingBlocks blocks;  // queries and keys per block
+  attn::math::StreamingMask mask;      // causal, or padding from key_length on
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -56,7 +56,7 @@ TEST_P(FastStreamingStability, ScoresSpanning2000EqualTheLongDoubleReference) {
   const Case c = GetParam();
   const attn_test::ExtremeInputs in = attn_test::extreme_inputs(c.n, c.m, 1.0, c.n + c.m);
   const attn_test::ReferenceAttention ref = reference(in, c);
-  const attn::StreamingAttention got =
+  const attn::math::StreamingAttention got =
       attn::fast::streaming_attention(in.Q, in.K, in.V, 1.0, c.mask, c.blocks);
   // Each weight from exp_shifted, within 2ε of e^t, times a value, summed over at most 700 keys:
   // 700 ε = 1.6e-13 of the largest output in the worst case; 1e-12 is the tolerance the fast
@@ -78,7 +78,7 @@ TEST_P(FastStreamingFloatStability, ScoresSpanning250EqualTheLongDoubleReference
   // to float first), so only the kernel's float arithmetic separates the two.
   const attn_test::ReferenceAttention ref =
       reference({in.Q, in.K, arma::conv_to<arma::mat>::from(V)}, c);
-  const attn::StreamingAttentionF got = attn::fast::streaming_attention(
+  const attn::math::StreamingAttentionF got = attn::fast::streaming_attention(
       arma::conv_to<arma::fmat>::from(in.Q), arma::conv_to<arma::fmat>::from(in.K), V, 1.0, c.mask,
       c.blocks);
   // In float, ε = 6e-8: a sum over 700 keys could in the worst case lose 700 ε = 4e-5 of the

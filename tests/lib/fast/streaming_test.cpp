@@ -1,11 +1,11 @@
 // The fast form of streaming attention (attn::fast::streaming_attention) against the readable
-// one (attn::streaming_attention, whose tests hold it to attend()): the same numbers on many
+// one (attn::math::streaming_attention, whose tests hold it to attend()): the same numbers on many
 // shapes, block sizes and masks, whatever the number of threads; the same refusals in the same
 // words; and its vectorised exponential within a relative 2ε of std::exp (ε the precision's
 // machine epsilon). Its single-precision form against its double-precision form, on the same
 // (float) inputs: equal within float's rounding.
 #include <attn/fast/streaming.hpp>
-#include <attn/math/measure.hpp>
+#include <attn/math/compare.hpp>
 #include <attn/math/streaming.hpp>
 #include <attn/math/validate.hpp>
 
@@ -24,12 +24,12 @@
 
 namespace {
 
-using attn::relative_gap;
+using attn::math::relative_gap;
 
 struct Case {
-  arma::uword n, m, d;           // queries, keys, width
-  attn::StreamingBlocks blocks;  // queries and keys per block
-  attn::StreamingMask mask;      // causal, or padding from key_length on
+  arma::uword n, m, d;                 // queries, keys, width
+  attn::math::StreamingBlocks blocks;  // queries and keys per block
+  attn::math::StreamingMask mask;      // causal, or padding from key_length on
 };
 
 // How GoogleTest (and so ctest's list) names a case: "n 300 m 517 d 64 blocks 128x256 padding
@@ -48,9 +48,9 @@ template <typename Run>
 std::string refusal(const Run& run) {
   try {
     run();
-  } catch (const attn::ShapeError& e) {
+  } catch (const attn::math::ShapeError& e) {
     return std::string("ShapeError: ") + e.what();
-  } catch (const attn::InputError& e) {
+  } catch (const attn::math::InputError& e) {
     return std::string("InputError: ") + e.what();
   }
   return "accepted";
@@ -63,9 +63,9 @@ TEST_P(FastStreaming, EqualsTheReadableForm) {
   const attn_test::Normals draw(c.n * 1000 + c.m * 10 + c.d);
   const arma::mat Q = draw.normal(c.n, c.d), K = draw.normal(c.m, c.d), V = draw.normal(c.m, 3);
   const double scale = 1.0 / std::sqrt(static_cast<double>(c.d));
-  const attn::StreamingAttention readable =
-      attn::streaming_attention(Q, K, V, scale, c.mask, c.blocks);
-  const attn::StreamingAttention fast =
+  const attn::math::StreamingAttention readable =
+      attn::math::streaming_attention(Q, K, V, scale, c.mask, c.blocks);
+  const attn::math::StreamingAttention fast =
       attn::fast::streaming_attention(Q, K, V, scale, c.mask, c.blocks);
   EXPECT_LE(relative_gap(fast.output, readable.output), 1e-12);
   EXPECT_LE(arma::abs(fast.log_sum_exp - readable.log_sum_exp).max(), 1e-12);
@@ -91,7 +91,8 @@ TEST(FastStreaming, ScoresNear700NeitherOverflowNorVanish) {
   K.col(0).fill(20.0);  // scores about 700
   for (double sign : {1.0, -1.0}) {
     const arma::mat fast = attn::fast::streaming_attention(Q * sign, K, V, 1.0, {}, {4, 5}).output;
-    const arma::mat readable = attn::streaming_attention(Q * sign, K, V, 1.0, {}, {4, 5}).output;
+    const arma::mat readable =
+        attn::math::streaming_attention(Q * sign, K, V, 1.0, {}, {4, 5}).output;
     EXPECT_TRUE(fast.is_finite());
     EXPECT_LE(relative_gap(fast, readable), 1e-12);
   }
@@ -103,10 +104,10 @@ TEST(FastStreaming, RefusesInTheReadableFormsWords) {
   arma::mat with_nan = Q;
   with_nan(1, 1) = arma::datum::nan;
   const arma::mat big{{1e200, 1e200}};  // finite, but 1e200 · 1e200 is not
-  using Form =
-      attn::StreamingAttention (*)(const arma::mat&, const arma::mat&, const arma::mat&, double,
-                                   const attn::StreamingMask&, const attn::StreamingBlocks&);
-  using Call = std::function<attn::StreamingAttention(Form)>;
+  using Form = attn::math::StreamingAttention (*)(
+      const arma::mat&, const arma::mat&, const arma::mat&, double,
+      const attn::math::StreamingMask&, const attn::math::StreamingBlocks&);
+  using Call = std::function<attn::math::StreamingAttention(Form)>;
   const std::vector<Call> refused = {
       [&](auto f) {
         return f(Q, K, V, 1.0, {}, {0, 4});
@@ -118,7 +119,8 @@ TEST(FastStreaming, RefusesInTheReadableFormsWords) {
       [&](auto f) { return f(big, big, arma::mat(1, 2, arma::fill::ones), 1.0, {}, {}); },
   };
   for (std::size_t i = 0; i < refused.size(); ++i) {
-    const std::string readable = refusal([&] { refused[i](Form{&attn::streaming_attention}); });
+    const std::string readable =
+        refusal([&] { refused[i](Form{&attn::math::streaming_attention}); });
     EXPECT_NE(readable, "accepted") << "case " << i;
     EXPECT_EQ(refusal([&] { refused[i](Form{&attn::fast::streaming_attention}); }), readable)
         << "case " << i;
@@ -157,7 +159,7 @@ FloatInputs float_inputs(const Case& c) {
 
 // Runs the float form (single) or the double form on the same inputs, for the refusal test.
 void call(bool single, const arma::fmat& Q, const arma::fmat& K, const arma::fmat& V, double scale,
-          const attn::StreamingBlocks& blocks) {
+          const attn::math::StreamingBlocks& blocks) {
   if (single)
     attn::fast::streaming_attention(Q, K, V, scale, {}, blocks);
   else
@@ -177,9 +179,9 @@ TEST_P(FastStreamingFloat, IsTheDoubleResultWithinFloatsRounding) {
   const Case c = GetParam();
   const FloatInputs in = float_inputs(c);
   const double scale = 1.0 / std::sqrt(static_cast<double>(c.d));
-  const attn::StreamingAttentionF single =
+  const attn::math::StreamingAttentionF single =
       attn::fast::streaming_attention(in.Q, in.K, in.V, scale, c.mask, c.blocks);
-  const attn::StreamingAttention twice =
+  const attn::math::StreamingAttention twice =
       attn::fast::streaming_attention(in.Qd(), in.Kd(), in.Vd(), scale, c.mask, c.blocks);
   EXPECT_LE(relative_gap(arma::conv_to<arma::mat>::from(single.output), twice.output),
             kFloatTolerance);
@@ -219,12 +221,12 @@ TEST(FastStreamingFloat, ScoresNearFloatsLargestAreShiftedAndBeyondItRefused) {
       {
         try {
           attn::fast::streaming_attention(Q, K, V, 1.0);
-        } catch (const attn::InputError& e) {
+        } catch (const attn::math::InputError& e) {
           EXPECT_NE(std::string(e.what()).find("overflowed to infinity"), std::string::npos);
           throw;
         }
       },
-      attn::InputError);
+      attn::math::InputError);
   const arma::mat in_double =
       attn::fast::streaming_attention(arma::conv_to<arma::mat>::from(Q),
                                       arma::conv_to<arma::mat>::from(K),

@@ -116,7 +116,7 @@ void expect_same_state(gpt::TrainingState& a, gpt::TrainingState& b) {
 testing::AssertionResult load_refused(const std::string& path,
                                       const attn::gpt::TransformerConfig& model,
                                       const std::string& what) {
-  return ThrowsNaming<attn::InputError>(
+  return ThrowsNaming<attn::math::InputError>(
       [&] { gpt::load_checkpoint(path, run().fingerprint, model); }, what);
 }
 
@@ -317,7 +317,7 @@ TEST(Checkpoint, SaveNamesAFileItCannotWrite) {
   const TinyRun& r = run();
   TempDir dir;
   const std::string path = dir.file("no_such_folder/run.ckpt");
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] { gpt::save_checkpoint(path, r.fingerprint, r.trained_to(0)); },
       "cannot write the checkpoint " + path + ".partial"));
 }

@@ -40,7 +40,7 @@ attn::gpt::TransformerWeights model(arma::uword max_length) {
 // `first` on; when it would need a position past the window, `first` moves to the last
 // max_length / 2 tokens (a restart); a prompt longer than the window starts there too.
 gpt::Continuation recomputed(const attn::gpt::TransformerWeights& w, const arma::uvec& prompt,
-                             std::size_t count, const attn::SamplingOptions& options,
+                             std::size_t count, const attn::math::SamplingOptions& options,
                              attn::numpy::Generator& rng) {
   const arma::uword window = w.config.max_length, kept = window / 2;
   std::vector<arma::uword> text(prompt.begin(), prompt.end());
@@ -55,8 +55,9 @@ gpt::Continuation recomputed(const attn::gpt::TransformerWeights& w, const arma:
     }
     const arma::uvec context(std::vector<arma::uword>(text.begin() + first, text.end()));
     const arma::mat logits = attn::gpt::sentence_logits(w, context);
-    const arma::rowvec p = attn::next_token_distribution(logits.row(logits.n_rows - 1), options);
-    text.push_back(attn::sample_token(p, rng.random()));
+    const arma::rowvec p =
+        attn::math::next_token_distribution(logits.row(logits.n_rows - 1), options);
+    text.push_back(attn::math::sample_token(p, rng.random()));
     drawn.push_back(text.back());
   }
   out.tokens = arma::uvec(drawn);
@@ -73,9 +74,9 @@ void expect_same(const gpt::Continuation& got, const gpt::Continuation& want) {
 TEST(ContinueText, DrawsTheTokensAWholeForwardPassDraws) {
   const attn::gpt::TransformerWeights w = model(8);
   const arma::uvec prompt{3, 14, 15, 9};
-  for (const attn::SamplingOptions& options :
-       {attn::SamplingOptions{}, attn::SamplingOptions{.temperature = 1.7},
-        attn::SamplingOptions{.temperature = 0.8, .top_k = 5, .top_p = 0.9}}) {
+  for (const attn::math::SamplingOptions& options :
+       {attn::math::SamplingOptions{}, attn::math::SamplingOptions{.temperature = 1.7},
+        attn::math::SamplingOptions{.temperature = 0.8, .top_k = 5, .top_p = 0.9}}) {
     attn::numpy::Generator rng = attn::numpy::default_rng(2);
     attn::numpy::Generator again = attn::numpy::default_rng(2);
     const gpt::Continuation got = gpt::continue_text(w, prompt, 4, options, rng);
@@ -187,8 +188,8 @@ TEST(ContinueText, AModelOfOnePositionStillWrites) {
   std::vector<arma::uword> text{5};
   for (arma::uword k = 0; k < 4; ++k) {
     const arma::mat logits = attn::gpt::sentence_logits(w, arma::uvec{text.back()});
-    text.push_back(
-        attn::sample_token(attn::next_token_distribution(logits.row(0)), again.random()));
+    text.push_back(attn::math::sample_token(attn::math::next_token_distribution(logits.row(0)),
+                                            again.random()));
   }
   ASSERT_EQ(got.tokens.n_elem, 4u);
   for (arma::uword k = 0; k < 4; ++k)
@@ -198,14 +199,14 @@ TEST(ContinueText, AModelOfOnePositionStillWrites) {
 TEST(ContinueText, RefusesAnEmptyPromptAndATokenOutsideTheVocabulary) {
   const attn::gpt::TransformerWeights w = model(8);
   attn::numpy::Generator rng = attn::numpy::default_rng(15);
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] { gpt::continue_text(w, arma::uvec{}, 3, {}, rng); }, "the prompt has no token"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] {
         gpt::continue_text(w, arma::uvec{1, 23}, 3, {}, rng);
       },
       "token 23"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] {
         gpt::continue_text(w, arma::uvec{1, 2}, 3, {.temperature = -1.0}, rng);
       },
@@ -218,7 +219,7 @@ TEST(ContinueText, RefusesATokenOutsideTheVocabularyInTheUnreadPartOfALongPrompt
   const attn::gpt::TransformerWeights w = model(8);
   attn::numpy::Generator rng = attn::numpy::default_rng(16);
   const arma::uvec long_prompt{99, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] { gpt::continue_text(w, long_prompt, 3, {}, rng); }, "token 99"));
 }
 

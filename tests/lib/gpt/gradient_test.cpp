@@ -48,7 +48,8 @@ TEST(Transformer, EveryGradientMatchesFiniteDifferences) {
         *params[k].value = original;
         return l;
       };
-      const attn::GradientCheck check = attn::check_gradient(loss, original, *grads[k].value);
+      const attn::math::GradientCheck check =
+          attn::math::check_gradient(loss, original, *grads[k].value);
       EXPECT_LE(check.max_relative_error, 1e-6)
           << params[k].name << (positions ? "" : " (no positions)") << ": analytic "
           << check.analytic << ", numeric " << check.numeric;
@@ -75,9 +76,9 @@ TEST(Transformer, PackingLaysOutTokensTargetsPositionsAndMask) {
   EXPECT_TRUE(arma::all(b.targets == arma::uvec({4, 2, 5})));
   EXPECT_TRUE(arma::all(b.starts == arma::uvec({0, 2})));
   EXPECT_TRUE(arma::all(attn::gpt::positions_in_sentences(3, b.starts) == arma::uvec({0, 1, 0})));
-  EXPECT_THROW(attn::gpt::positions_in_sentences(3, {1}), attn::InputError);
-  EXPECT_THROW(attn::gpt::positions_in_sentences(3, {0, 2, 2}), attn::InputError);
-  EXPECT_THROW(attn::gpt::positions_in_sentences(3, {0, 3}), attn::InputError);
+  EXPECT_THROW(attn::gpt::positions_in_sentences(3, {1}), attn::math::InputError);
+  EXPECT_THROW(attn::gpt::positions_in_sentences(3, {0, 2, 2}), attn::math::InputError);
+  EXPECT_THROW(attn::gpt::positions_in_sentences(3, {0, 3}), attn::math::InputError);
 }
 
 TEST(Transformer, ParameterCountIsTheSumOfTheShapes) {
@@ -117,20 +118,21 @@ TEST(Transformer, GreedyDecodingStopsAtTheEndTokenOrTheCount) {
 
 TEST(Transformer, RefusesWhatDoesNotFit) {
   const attn::gpt::TransformerWeights w = random_model(small_config(), 306);
-  EXPECT_THROW(attn::gpt::transformer_forward(w, {1, 7}, {0}), attn::InputError);  // token
+  EXPECT_THROW(attn::gpt::transformer_forward(w, {1, 7}, {0}), attn::math::InputError);  // token
   EXPECT_THROW(attn::gpt::transformer_forward(w, arma::uvec(6, arma::fill::ones), {0}),
-               attn::InputError);  // too long
+               attn::math::InputError);  // too long
   EXPECT_NO_THROW(attn::gpt::transformer_forward(w, arma::uvec(6, arma::fill::ones), {0, 3}));
-  EXPECT_THROW(attn::gpt::transformer_forward(w, {1, 2}, {1}), attn::InputError);  // starts
-  EXPECT_THROW(attn::gpt::sentence_logits(w, arma::uvec(6, arma::fill::zeros)), attn::InputError);
-  EXPECT_THROW(attn::gpt::pack_sentences({{1, 2}, {3}}), attn::InputError);
-  EXPECT_THROW(attn::gpt::pack_sentences({}), attn::InputError);
+  EXPECT_THROW(attn::gpt::transformer_forward(w, {1, 2}, {1}), attn::math::InputError);  // starts
+  EXPECT_THROW(attn::gpt::sentence_logits(w, arma::uvec(6, arma::fill::zeros)),
+               attn::math::InputError);
+  EXPECT_THROW(attn::gpt::pack_sentences({{1, 2}, {3}}), attn::math::InputError);
+  EXPECT_THROW(attn::gpt::pack_sentences({}), attn::math::InputError);
   attn::gpt::TransformerConfig odd = small_config();
   odd.heads = 3;
-  EXPECT_THROW(attn::gpt::parameter_count(odd), attn::InputError);
+  EXPECT_THROW(attn::gpt::parameter_count(odd), attn::math::InputError);
   const attn::gpt::TransformerForward f = attn::gpt::transformer_forward(w, {1, 2}, {0});
   EXPECT_THROW(attn::gpt::transformer_backward(w, {1, 2}, {0}, f, arma::mat(2, 6)),
-               attn::ShapeError);
+               attn::math::ShapeError);
 }
 
 }  // namespace

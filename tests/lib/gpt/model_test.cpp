@@ -40,7 +40,7 @@ const std::vector<arma::uvec> kSentences{{1, 4, 2, 6, 0, 8}, {3, 3, 5}, {6, 1}};
 // function of the weights alone and finite differences apply.
 struct RepeatableDraws {
   std::uint64_t seed;
-  attn::UniformDraws make() const {
+  attn::math::UniformDraws make() const {
     return [engine = std::mt19937_64(seed)]() mutable {
       return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
     };
@@ -55,7 +55,7 @@ void expect_gradients_match(attn::gpt::TransformerWeights& w, const attn::gpt::P
   const auto step = [&] {
     if (draws == nullptr)
       return attn::gpt::transformer_step(w, batch);
-    const attn::UniformDraws uniform = draws->make();
+    const attn::math::UniformDraws uniform = draws->make();
     return attn::gpt::transformer_step(w, batch, uniform);
   };
   attn::gpt::TransformerStep analytic = step();
@@ -70,7 +70,8 @@ void expect_gradients_match(attn::gpt::TransformerWeights& w, const attn::gpt::P
       *params[k].value = original;
       return l;
     };
-    const attn::GradientCheck check = attn::check_gradient(loss, original, *grads[k].value);
+    const attn::math::GradientCheck check =
+        attn::math::check_gradient(loss, original, *grads[k].value);
     // A gradient that is exactly zero (b_K's: a bias added to every key shifts a row of scores
     // by one constant, which softmax ignores) is measured as rounding noise, about
     // ε·L/(2h) ≈ 1e-10: that is allowed absolutely, everything else relatively.
@@ -135,9 +136,9 @@ TEST(Gpt, FreshTiedModelPredictsNearlyUniformly) {
 TEST(Dropout, KeepsEachEntryWithProbabilityOneMinusPAndScalesIt) {
   const double p = 0.25;
   const RepeatableDraws draws{11};
-  const attn::UniformDraws uniform = draws.make();
+  const attn::math::UniformDraws uniform = draws.make();
   const arma::mat x(200, 300, arma::fill::ones);
-  const attn::Dropout d = attn::dropout(x, p, uniform);
+  const attn::math::Dropout d = attn::math::dropout(x, p, uniform);
   const arma::uword kept = arma::accu(d.keep != 0.0);
   const double n = static_cast<double>(x.n_elem);
   // The kept count is binomial(n, 0.75): its standard deviation is sqrt(n · 0.75 · 0.25) = 75.
@@ -150,10 +151,10 @@ TEST(Dropout, KeepsEachEntryWithProbabilityOneMinusPAndScalesIt) {
 TEST(Dropout, DropsExactlyWhereTheDrawIsBelowTheRate) {
   const std::vector<double> u{0.1, 0.5, 0.29, 0.3, 0.99, 0.0};  // column by column
   std::size_t next = 0;
-  const attn::UniformDraws uniform = [&] {
+  const attn::math::UniformDraws uniform = [&] {
     return u[next++];
   };
-  const attn::Dropout d = attn::dropout(arma::mat{{1, 2, 3}, {4, 5, 6}}, 0.3, uniform);
+  const attn::math::Dropout d = attn::math::dropout(arma::mat{{1, 2, 3}, {4, 5, 6}}, 0.3, uniform);
   const double s = 1.0 / 0.7;
   // Column-major order: entries (0,0), (1,0), (0,1), (1,1), (0,2), (1,2).
   EXPECT_TRUE(arma::approx_equal(d.keep, arma::mat{{0, 0, s}, {s, s, 0}}, "absdiff", 1e-15));
@@ -161,28 +162,28 @@ TEST(Dropout, DropsExactlyWhereTheDrawIsBelowTheRate) {
 }
 
 TEST(Dropout, RateZeroIsTheIdentityAndBadRatesAreRefused) {
-  const attn::UniformDraws never = []() -> double {
+  const attn::math::UniformDraws never = []() -> double {
     ADD_FAILURE() << "no draw should be taken at rate 0";
     return 0.5;
   };
   const arma::mat x{{1, -2}, {3, 4}};
-  EXPECT_TRUE(arma::approx_equal(attn::dropout(x, 0.0, never).y, x, "absdiff", 0.0));
-  const attn::UniformDraws half = [] {
+  EXPECT_TRUE(arma::approx_equal(attn::math::dropout(x, 0.0, never).y, x, "absdiff", 0.0));
+  const attn::math::UniformDraws half = [] {
     return 0.5;
   };
-  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::InputError>([&] { attn::dropout(x, 1.0, half); },
-                                                             "outside [0, 1)"));
-  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::InputError>(
-      [&] { attn::dropout(x, std::nan(""), half); }, "outside [0, 1)"));
-  const attn::UniformDraws bad = [] {
+  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::math::InputError>(
+      [&] { attn::math::dropout(x, 1.0, half); }, "outside [0, 1)"));
+  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::math::InputError>(
+      [&] { attn::math::dropout(x, std::nan(""), half); }, "outside [0, 1)"));
+  const attn::math::UniformDraws bad = [] {
     return 1.0;
   };
-  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::InputError>([&] { attn::dropout(x, 0.5, bad); },
-                                                             "a draw of 1 is outside [0, 1)"));
+  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::math::InputError>(
+      [&] { attn::math::dropout(x, 0.5, bad); }, "a draw of 1 is outside [0, 1)"));
   attn::gpt::TransformerConfig c = gpt_config();
   c.dropout = -0.1;
-  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::InputError>([&] { attn::gpt::parameter_count(c); },
-                                                             "dropout rate -0.1"));
+  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::math::InputError>(
+      [&] { attn::gpt::parameter_count(c); }, "dropout rate -0.1"));
 }
 
 TEST(Gpt, EvaluationIgnoresDropout) {
@@ -217,12 +218,12 @@ TEST(Decoder, EqualsTheWholeForwardPassWithin1e12) {
 TEST(Decoder, RefusesATokenPastTheContextOrOutsideTheVocabulary) {
   const attn::gpt::TransformerWeights w = random_model(gpt_config(), 408);
   attn::gpt::Decoder decoder(w);
-  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::math::InputError>(
       [&] { decoder.append(9); }, "token 9 is outside a vocabulary of 9"));
   for (arma::uword t = 0; t < 6; ++t)
     decoder.append(t);
-  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::InputError>([&] { decoder.append(1); },
-                                                             "the model's whole context"));
+  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::math::InputError>([&] { decoder.append(1); },
+                                                                   "the model's whole context"));
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ attn::gpt::PackedBatch torch_batch() {
   return attn::gpt::pack_sentences(windows);
 }
 
-attn::WarmupCosine torch_schedule() {
+attn::math::WarmupCosine torch_schedule() {
   const arma::mat s = at("schedule");
   return {.peak = s(0),
           .minimum = s(1),
@@ -116,8 +116,8 @@ TEST(TorchGpt, ThreeTrainingStepsEqualTorchs) {
   const auto steps = static_cast<int>(o(5));
   attn::gpt::TransformerWeights weights = torch_weights();
   const attn::gpt::PackedBatch batch = torch_batch();
-  const attn::WarmupCosine schedule = torch_schedule();
-  attn::AdamW optimizer(attn::gpt::decay_flags(weights), decay, beta1, beta2, epsilon);
+  const attn::math::WarmupCosine schedule = torch_schedule();
+  attn::math::AdamW optimizer(attn::gpt::decay_flags(weights), decay, beta1, beta2, epsilon);
   const double key_bias_tolerance = steps * schedule.peak * kZeroGradient / epsilon;
   double loss_gap = 0.0, logits_gap = 0.0, norm_gap = 0.0, rate_gap = 0.0, parameter_gap = 0.0,
          key_bias_gap = 0.0, key_bias_gradient = 0.0;
@@ -136,8 +136,8 @@ TEST(TorchGpt, ThreeTrainingStepsEqualTorchs) {
         key_bias_gradient = std::max(key_bias_gradient, largest);
       }
     }
-    const double norm = attn::clip_grad_norm(gradients, max_norm);
-    const double rate = attn::learning_rate(schedule, t);
+    const double norm = attn::math::clip_grad_norm(gradients, max_norm);
+    const double rate = attn::math::learning_rate(schedule, t);
     std::vector<arma::mat*> parameters;
     for (const attn::gpt::Parameter& p : attn::gpt::parameters(weights))
       parameters.push_back(p.value);

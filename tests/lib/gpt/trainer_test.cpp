@@ -114,15 +114,15 @@ TEST(BitsPerByte, ScoresTheFirstTokensAskedFor) {
 TEST(BitsPerByte, NeedsTwoTokens) {
   const attn::gpt::TransformerWeights w = model(8);
   const gpt::TokenText text = token_text(5);
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] {
         gpt::bits_per_byte(w, gpt::TokenText{text.tokens.head(1), text.lengths.head(1)});
       },
       "1 token(s); scoring needs at least 2"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { gpt::bits_per_byte(w, text, 1); },
-                                             "scoring needs at least 2"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { gpt::bits_per_byte(w, gpt::TokenText{}); },
-                                             "0 token(s)"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { gpt::bits_per_byte(w, text, 1); },
+                                                   "scoring needs at least 2"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { gpt::bits_per_byte(w, gpt::TokenText{}); },
+                                                   "0 token(s)"));
 }
 
 // A death test only so that a bits_per_byte() that never returns fails (SIGALRM) instead of
@@ -227,13 +227,14 @@ TEST(ScheduleOf, WarmsUpFromTheFirstStepAndEndsAtTheFinalRate) {
   gpt::TrainingSettings s = settings();
   s.steps = 20;
   s.warmup_steps = 4;
-  const attn::WarmupCosine schedule = gpt::schedule_of(s);
+  const attn::math::WarmupCosine schedule = gpt::schedule_of(s);
   for (std::int64_t t = 0; t < 4; ++t)
-    EXPECT_NEAR(attn::learning_rate(schedule, t), 2e-2 * static_cast<double>(t + 1) / 5, 1e-16)
+    EXPECT_NEAR(attn::math::learning_rate(schedule, t), 2e-2 * static_cast<double>(t + 1) / 5,
+                1e-16)
         << "step " << t;
-  EXPECT_NEAR(attn::learning_rate(schedule, 4), 2e-2, 1e-16);
-  EXPECT_NEAR(attn::learning_rate(schedule, 12), (2e-2 + 2e-3) / 2, 1e-16);  // half-way down
-  EXPECT_NEAR(attn::learning_rate(schedule, 20), 2e-3, 1e-16);
+  EXPECT_NEAR(attn::math::learning_rate(schedule, 4), 2e-2, 1e-16);
+  EXPECT_NEAR(attn::math::learning_rate(schedule, 12), (2e-2 + 2e-3) / 2, 1e-16);  // half-way down
+  EXPECT_NEAR(attn::math::learning_rate(schedule, 20), 2e-3, 1e-16);
 }
 
 // train()'s documented step, done here from the library's pieces: `batch` windows of
@@ -241,7 +242,7 @@ TEST(ScheduleOf, WarmsUpFromTheFirstStepAndEndsAtTheFinalRate) {
 // with dropout drawing from the same stream; clip_grad_norm(); AdamW at the schedule's rate.
 struct Replayed {
   attn::gpt::TransformerWeights weights;
-  attn::AdamWState optimizer;
+  attn::math::AdamWState optimizer;
   std::vector<double> losses;
   std::vector<double> held_out;  // after each step
   attn::numpy::UInt128 rng_state;
@@ -252,8 +253,8 @@ Replayed replay(const gpt::TrainingState& start, const gpt::TrainingSettings& s,
   Replayed out{start.weights, {}, {}, {}, {}};
   const arma::uword window = start.weights.config.max_length;
   attn::numpy::Generator rng(attn::numpy::PCG64(start.rng_state, start.rng_increment));
-  attn::AdamW optimizer(gpt::decay_flags(out.weights), s.weight_decay);
-  const attn::UniformDraws uniform = [&rng] {
+  attn::math::AdamW optimizer(gpt::decay_flags(out.weights), s.weight_decay);
+  const attn::math::UniformDraws uniform = [&rng] {
     return rng.random();
   };
   for (std::int64_t t = 0; t < s.steps; ++t) {
@@ -272,8 +273,8 @@ Replayed replay(const gpt::TrainingState& start, const gpt::TrainingSettings& s,
       gradients.push_back(*g.value);
     for (const attn::gpt::Parameter& p : attn::gpt::parameters(out.weights))
       parameters.push_back(p.value);
-    attn::clip_grad_norm(gradients, s.clip_norm);
-    optimizer.step(parameters, gradients, attn::learning_rate(gpt::schedule_of(s), t));
+    attn::math::clip_grad_norm(gradients, s.clip_norm);
+    optimizer.step(parameters, gradients, attn::math::learning_rate(gpt::schedule_of(s), t));
     out.losses.push_back(step.loss);
     out.held_out.push_back(gpt::bits_per_byte(out.weights, held_out, kEvaluationTokens));
   }
@@ -332,13 +333,13 @@ TEST(Train, EachStepIsTheDocumentedRecipe) {
   // Points after step 2 (every 2) and step 3 (the last), each with the mean loss since the one
   // before and the rate of its last step.
   ASSERT_EQ(state.curve.size(), 2u);
-  const attn::WarmupCosine schedule = gpt::schedule_of(s);
+  const attn::math::WarmupCosine schedule = gpt::schedule_of(s);
   EXPECT_EQ(state.curve[0].step, 2);
-  EXPECT_EQ(state.curve[0].learning_rate, attn::learning_rate(schedule, 1));
+  EXPECT_EQ(state.curve[0].learning_rate, attn::math::learning_rate(schedule, 1));
   EXPECT_EQ(state.curve[0].training_loss, (want.losses[0] + want.losses[1]) / 2);
   EXPECT_EQ(state.curve[0].held_out, want.held_out[1]);
   EXPECT_EQ(state.curve[1].step, 3);
-  EXPECT_EQ(state.curve[1].learning_rate, attn::learning_rate(schedule, 2));
+  EXPECT_EQ(state.curve[1].learning_rate, attn::math::learning_rate(schedule, 2));
   EXPECT_EQ(state.curve[1].training_loss, want.losses[2]);
   EXPECT_EQ(state.curve[1].held_out, want.held_out[2]);
   EXPECT_EQ(state.loss_count, 0);
@@ -378,7 +379,7 @@ TEST(TrainDeathTest, RefusesMeasuringEveryZeroSteps) {
         gpt::TrainingState state = gpt::start(c, s);
         try {
           train_on(state, s, token_text(30).tokens, token_text(20), s.steps);
-        } catch (const attn::InputError& e) {
+        } catch (const attn::math::InputError& e) {
           std::exit(std::string(e.what()).find("evaluate_every") != std::string::npos ? 0 : 2);
         }
         std::exit(1);  // trained without a word
@@ -390,7 +391,7 @@ TEST(Train, RefusesTooFewTrainingTokens) {
   const attn::gpt::TransformerConfig c = config(8);
   const gpt::TrainingSettings s = settings();
   gpt::TrainingState state = gpt::start(c, s);
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] { train_on(state, s, token_text(8).tokens, token_text(20), s.steps); },
       "random_windows: 8 tokens; a window of 8 needs 9"));
   EXPECT_EQ(state.step, 0);

@@ -34,21 +34,22 @@ Problem random_problem(const Shape& s, std::uint64_t seed) {
 }
 
 double loss(const Problem& p, const arma::mat& Q, const arma::mat& K, const arma::mat& V) {
-  return arma::accu(attn::attend(Q, K, V, p.scale).output % p.R);
+  return arma::accu(attn::math::attend(Q, K, V, p.scale).output % p.R);
 }
 
 class AttentionBackward : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(AttentionBackward, MatchesFiniteDifferences) {
   const Problem p = random_problem(GetParam(), 7);
-  const attn::Attention forward = attn::attend(p.Q, p.K, p.V, p.scale);
-  const attn::AttentionGradients g = attn::attend_backward(p.Q, p.K, p.V, forward, p.R, p.scale);
-  const auto dQ =
-      attn::check_gradient([&](const arma::mat& Q) { return loss(p, Q, p.K, p.V); }, p.Q, g.dQ);
-  const auto dK =
-      attn::check_gradient([&](const arma::mat& K) { return loss(p, p.Q, K, p.V); }, p.K, g.dK);
-  const auto dV =
-      attn::check_gradient([&](const arma::mat& V) { return loss(p, p.Q, p.K, V); }, p.V, g.dV);
+  const attn::math::Attention forward = attn::math::attend(p.Q, p.K, p.V, p.scale);
+  const attn::math::AttentionGradients g =
+      attn::math::attend_backward(p.Q, p.K, p.V, forward, p.R, p.scale);
+  const auto dQ = attn::math::check_gradient(
+      [&](const arma::mat& Q) { return loss(p, Q, p.K, p.V); }, p.Q, g.dQ);
+  const auto dK = attn::math::check_gradient(
+      [&](const arma::mat& K) { return loss(p, p.Q, K, p.V); }, p.K, g.dK);
+  const auto dV = attn::math::check_gradient(
+      [&](const arma::mat& V) { return loss(p, p.Q, p.K, V); }, p.V, g.dV);
   EXPECT_LT(dQ.max_relative_error, kTolerance) << "dQ entry " << dQ.worst_entry;
   EXPECT_LT(dK.max_relative_error, kTolerance) << "dK entry " << dK.worst_entry;
   EXPECT_LT(dV.max_relative_error, kTolerance) << "dV entry " << dV.worst_entry;
@@ -60,7 +61,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, AttentionBackward,
 
 struct Head {
   arma::mat X, R;
-  attn::Projections W;
+  attn::math::Projections W;
 };
 
 Head random_head(arma::uword n, arma::uword d_model, arma::uword d_k, arma::uword d_v) {
@@ -73,8 +74,8 @@ Head random_head(arma::uword n, arma::uword d_model, arma::uword d_k, arma::uwor
   return h;
 }
 
-double head_loss(const arma::mat& X, const attn::Projections& W, const arma::mat& R) {
-  return arma::accu(attn::self_attention(X, W).output % R);
+double head_loss(const arma::mat& X, const attn::math::Projections& W, const arma::mat& R) {
+  return arma::accu(attn::math::self_attention(X, W).output % R);
 }
 
 class SelfAttentionBackward
@@ -83,20 +84,20 @@ class SelfAttentionBackward
 TEST_P(SelfAttentionBackward, ReachesEmbeddingsAndProjections) {
   const auto [n, d_model, d_k] = GetParam();
   const Head h = random_head(n, d_model, d_k, 3);
-  const attn::SelfAttentionGradients g = attn::self_attention_backward(h.X, h.W, h.R);
+  const attn::math::SelfAttentionGradients g = attn::math::self_attention_backward(h.X, h.W, h.R);
   auto with = [&](int which, const arma::mat& m) {
-    attn::Projections W = h.W;
+    attn::math::Projections W = h.W;
     (which == 0 ? W.W_Q : which == 1 ? W.W_K : W.W_V) = m;
     return head_loss(h.X, W, h.R);
   };
-  const auto dX =
-      attn::check_gradient([&](const arma::mat& X) { return head_loss(X, h.W, h.R); }, h.X, g.dX);
+  const auto dX = attn::math::check_gradient(
+      [&](const arma::mat& X) { return head_loss(X, h.W, h.R); }, h.X, g.dX);
   const auto dWQ =
-      attn::check_gradient([&](const arma::mat& m) { return with(0, m); }, h.W.W_Q, g.dW.W_Q);
+      attn::math::check_gradient([&](const arma::mat& m) { return with(0, m); }, h.W.W_Q, g.dW.W_Q);
   const auto dWK =
-      attn::check_gradient([&](const arma::mat& m) { return with(1, m); }, h.W.W_K, g.dW.W_K);
+      attn::math::check_gradient([&](const arma::mat& m) { return with(1, m); }, h.W.W_K, g.dW.W_K);
   const auto dWV =
-      attn::check_gradient([&](const arma::mat& m) { return with(2, m); }, h.W.W_V, g.dW.W_V);
+      attn::math::check_gradient([&](const arma::mat& m) { return with(2, m); }, h.W.W_V, g.dW.W_V);
   EXPECT_LT(dX.max_relative_error, kTolerance);
   EXPECT_LT(dWQ.max_relative_error, kTolerance);
   EXPECT_LT(dWK.max_relative_error, kTolerance);
@@ -108,8 +109,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SelfAttentionBackward,
                                            std::make_tuple(4, 2, 1)));
 
 TEST(SoftmaxJacobian, RowsSumToZeroAndItIsSymmetric) {
-  const arma::rowvec w = attn::softmax(arma::rowvec{0.2, 1.0, 0.7, -2.0});
-  const arma::mat J = attn::softmax_jacobian(w);
+  const arma::rowvec w = attn::math::softmax(arma::rowvec{0.2, 1.0, 0.7, -2.0});
+  const arma::mat J = attn::math::softmax_jacobian(w);
   EXPECT_LT(arma::abs(arma::sum(J, 1)).max(), 1e-16);
   EXPECT_TRUE(J.is_symmetric());
   EXPECT_NEAR(J(1, 1), w(1) * (1.0 - w(1)), 1e-16);
@@ -118,24 +119,24 @@ TEST(SoftmaxJacobian, RowsSumToZeroAndItIsSymmetric) {
 
 TEST(SoftmaxJacobian, MatchesFiniteDifferencesOfSoftmax) {
   const arma::rowvec s = {0.3, -1.2, 2.0};
-  const arma::mat J = attn::softmax_jacobian(attn::softmax(s));
+  const arma::mat J = attn::math::softmax_jacobian(attn::math::softmax(s));
   for (arma::uword j = 0; j < 3; ++j) {
-    const auto check = attn::check_gradient(
-        [&](const arma::mat& x) { return attn::softmax(arma::rowvec(x))(j); }, s, J.row(j));
+    const auto check = attn::math::check_gradient(
+        [&](const arma::mat& x) { return attn::math::softmax(arma::rowvec(x))(j); }, s, J.row(j));
     EXPECT_LT(check.max_relative_error, kTolerance) << "row " << j;
   }
 }
 
 TEST(SoftmaxRowsBackward, IsTheJacobianVectorProductOfEveryRow) {
   const attn_test::Normals rng(3);
-  const arma::mat W = attn::softmax_rows(rng.normal(3, 5));
+  const arma::mat W = attn::math::softmax_rows(rng.normal(3, 5));
   const arma::mat upstream = rng.normal(3, 5);
-  const arma::mat dS = attn::softmax_rows_backward(W, upstream);
+  const arma::mat dS = attn::math::softmax_rows_backward(W, upstream);
   for (arma::uword i = 0; i < 3; ++i) {
-    EXPECT_LT(arma::abs(dS.row(i) - upstream.row(i) * attn::softmax_jacobian(W.row(i))).max(),
+    EXPECT_LT(arma::abs(dS.row(i) - upstream.row(i) * attn::math::softmax_jacobian(W.row(i))).max(),
               1e-15);
   }
-  EXPECT_THROW(attn::softmax_rows_backward(W, upstream.t()), attn::ShapeError);
+  EXPECT_THROW(attn::math::softmax_rows_backward(W, upstream.t()), attn::math::ShapeError);
 }
 
 TEST(CheckGradient, CatchesAWrongGradient) {
@@ -143,15 +144,15 @@ TEST(CheckGradient, CatchesAWrongGradient) {
   const auto square = [](const arma::mat& m) {
     return arma::accu(m % m);
   };
-  EXPECT_LT(attn::check_gradient(square, x, 2 * x).max_relative_error, 1e-9);
-  const auto wrong = attn::check_gradient(square, x, arma::mat{{2.0, 3.0}});
+  EXPECT_LT(attn::math::check_gradient(square, x, 2 * x).max_relative_error, 1e-9);
+  const auto wrong = attn::math::check_gradient(square, x, arma::mat{{2.0, 3.0}});
   EXPECT_GT(wrong.max_relative_error, 0.1);
   EXPECT_EQ(wrong.worst_entry, 1u);
 }
 
 TEST(SoftmaxWhole, SumsToOneOverTheWholeMatrixNotPerRow) {
   const arma::mat S = {{0.0, 1.0}, {2.0, 3.0}};
-  const arma::mat W = attn::softmax_whole(S);
+  const arma::mat W = attn::math::softmax_whole(S);
   EXPECT_NEAR(arma::accu(W), 1.0, 1e-15);
   EXPECT_GT(std::fabs(arma::accu(W.row(0)) - 1.0), 0.5);
   EXPECT_NEAR(W(1, 1) / W(0, 0), std::exp(3.0), 1e-12);

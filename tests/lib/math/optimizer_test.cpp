@@ -46,7 +46,7 @@ double gap(const arma::mat& ours, const arma::mat& theirs) {
   return arma::abs(ours - theirs).max();
 }
 
-attn::WarmupCosine torch_schedule(int s) {
+attn::math::WarmupCosine torch_schedule(int s) {
   const arma::mat c = at("schedule " + std::to_string(s) + " config");
   return {.peak = c(0),
           .minimum = c(1),
@@ -69,11 +69,11 @@ bool identical(const arma::mat& a, const arma::mat& b) {
 TEST(TorchSchedule, EveryStepEqualsSequentialLinearThenCosine) {
   double largest = 0.0;
   for (int s : {0, 1}) {
-    const attn::WarmupCosine schedule = torch_schedule(s);
+    const attn::math::WarmupCosine schedule = torch_schedule(s);
     const arma::mat theirs = at("schedule " + std::to_string(s) + " learning rates");
     ASSERT_EQ(theirs.n_elem, static_cast<arma::uword>(schedule.total_steps + 1));
     for (std::int64_t t = 0; t <= schedule.total_steps; ++t) {
-      const double difference = std::abs(attn::learning_rate(schedule, t) - theirs(t));
+      const double difference = std::abs(attn::math::learning_rate(schedule, t) - theirs(t));
       EXPECT_LE(difference, kTorch) << "schedule " << s << ", step " << t;
       EXPECT_LE(difference, 1e-15 * theirs(t)) << "schedule " << s << ", step " << t;
       largest = std::max(largest, difference);
@@ -97,8 +97,8 @@ TEST(TorchAdamW, SixStepsOfClipThenStepEqualTorchs) {
   std::vector<arma::mat*> pointers;
   for (arma::mat& p : parameters)
     pointers.push_back(&p);
-  attn::AdamW optimizer(decays, decay, beta1, beta2, epsilon);
-  const attn::WarmupCosine schedule = torch_schedule(1);
+  attn::math::AdamW optimizer(decays, decay, beta1, beta2, epsilon);
+  const attn::math::WarmupCosine schedule = torch_schedule(1);
   double norm_gap = 0.0, gradient_gap = 0.0, rate_gap = 0.0, parameter_gap = 0.0, moment_gap = 0.0;
   int clipped = 0;
   for (int t = 0; t < steps; ++t) {
@@ -107,10 +107,10 @@ TEST(TorchAdamW, SixStepsOfClipThenStepEqualTorchs) {
     std::vector<arma::mat> gradients;
     for (const std::string& name : kNames)
       gradients.push_back(at(step + "gradient " + name));
-    const double norm = attn::clip_grad_norm(gradients, max_norm);
+    const double norm = attn::math::clip_grad_norm(gradients, max_norm);
     norm_gap = std::max(norm_gap, std::abs(norm - at(step + "norm")(0)));
     clipped += norm > max_norm;
-    const double rate = attn::learning_rate(schedule, t);
+    const double rate = attn::math::learning_rate(schedule, t);
     rate_gap = std::max(rate_gap, std::abs(rate - at(step + "learning rate")(0)));
     for (std::size_t i = 0; i < kNames.size(); ++i)
       gradient_gap = std::max(gradient_gap, gap(gradients[i], at(step + "clipped " + kNames[i])));
@@ -147,7 +147,7 @@ TEST(AdamW, OneStepWorkedByHand) {
   //   θ           0.99 − 0.099999998 = 0.890000002,   1 − 0.099999998 = 0.900000002
   // On the first step bias correction makes the update ±η whatever |g| is (for |g| ≫ ε).
   arma::mat decayed = scalar(1.0), kept = scalar(1.0);
-  attn::AdamW optimizer({true, false}, 0.1);
+  attn::math::AdamW optimizer({true, false}, 0.1);
   optimizer.step({&decayed, &kept}, {scalar(0.5), scalar(0.5)}, 0.1);
   EXPECT_NEAR(decayed(0), 0.890000002, 1e-15);
   EXPECT_NEAR(kept(0), 0.900000002, 1e-15);
@@ -160,7 +160,7 @@ TEST(AdamW, AZeroGradientLeavesOnlyTheDecay) {
   // m = v = 0, so the Adam update is 0 / ε = 0: what is left is θ ← (1 − ηλ) θ, exactly.
   arma::mat decayed = {{2.0, -3.0}}, kept = {{2.0, -3.0}};
   const arma::mat zero(1, 2, arma::fill::zeros);
-  attn::AdamW optimizer({true, false}, 0.5);
+  attn::math::AdamW optimizer({true, false}, 0.5);
   optimizer.step({&decayed, &kept}, {zero, zero}, 0.25);
   EXPECT_TRUE(identical(decayed, arma::mat{{2.0, -3.0}} * 0.875));
   EXPECT_TRUE(identical(kept, arma::mat{{2.0, -3.0}}));
@@ -172,26 +172,26 @@ TEST(AdamW, RestoringAStateThenSteppingIsBitForBitNeverHavingStopped) {
   std::vector<std::vector<arma::mat>> gradients;
   for (int t = 0; t < 6; ++t)
     gradients.push_back({rng.normal(3, 4), rng.normal(1, 4)});
-  const attn::WarmupCosine schedule{
+  const attn::math::WarmupCosine schedule{
       .peak = 0.01, .minimum = 0.001, .warmup_steps = 2, .total_steps = 6, .start_factor = 0.5};
 
   arma::mat W = W0, b = b0;  // six steps without stopping
-  attn::AdamW straight({true, false}, 0.1, 0.9, 0.95);
+  attn::math::AdamW straight({true, false}, 0.1, 0.9, 0.95);
   for (int t = 0; t < 6; ++t)
-    straight.step({&W, &b}, gradients[t], attn::learning_rate(schedule, t));
+    straight.step({&W, &b}, gradients[t], attn::math::learning_rate(schedule, t));
 
   arma::mat W_saved = W0, b_saved = b0;  // three steps, a checkpoint, a new optimiser
-  attn::AdamWState saved;
+  attn::math::AdamWState saved;
   {
-    attn::AdamW first_run({true, false}, 0.1, 0.9, 0.95);
+    attn::math::AdamW first_run({true, false}, 0.1, 0.9, 0.95);
     for (int t = 0; t < 3; ++t)
-      first_run.step({&W_saved, &b_saved}, gradients[t], attn::learning_rate(schedule, t));
+      first_run.step({&W_saved, &b_saved}, gradients[t], attn::math::learning_rate(schedule, t));
     saved = first_run.state();
   }
-  attn::AdamW resumed({true, false}, 0.1, 0.9, 0.95);
+  attn::math::AdamW resumed({true, false}, 0.1, 0.9, 0.95);
   resumed.restore(saved);
   for (int t = 3; t < 6; ++t)
-    resumed.step({&W_saved, &b_saved}, gradients[t], attn::learning_rate(schedule, t));
+    resumed.step({&W_saved, &b_saved}, gradients[t], attn::math::learning_rate(schedule, t));
 
   EXPECT_TRUE(identical(W_saved, W));
   EXPECT_TRUE(identical(b_saved, b));
@@ -204,7 +204,7 @@ TEST(AdamW, RestoringAStateThenSteppingIsBitForBitNeverHavingStopped) {
 
 TEST(AdamW, RestoringAFreshStateStartsOver) {
   arma::mat x = scalar(1.0), y = scalar(1.0);
-  attn::AdamW used({false}), fresh({false});
+  attn::math::AdamW used({false}), fresh({false});
   used.step({&x}, {scalar(3.0)}, 0.1);
   used.restore({});
   used.step({&x}, {scalar(-1.0)}, 0.1);
@@ -217,18 +217,19 @@ TEST(AdamW, RejectsBadHyperParameters) {
   using attn_bad_input::kInf;
   using attn_bad_input::kNaN;
   for (double decay : {-0.1, kNaN, kInf})
-    EXPECT_THROW(attn::AdamW({true}, decay), attn::InputError) << decay;
+    EXPECT_THROW(attn::math::AdamW({true}, decay), attn::math::InputError) << decay;
   for (double beta : {-0.1, 1.0, 1.5, kNaN}) {
-    EXPECT_THROW(attn::AdamW({true}, 0.1, beta), attn::InputError) << beta;
-    EXPECT_THROW(attn::AdamW({true}, 0.1, 0.9, beta), attn::InputError) << beta;
+    EXPECT_THROW(attn::math::AdamW({true}, 0.1, beta), attn::math::InputError) << beta;
+    EXPECT_THROW(attn::math::AdamW({true}, 0.1, 0.9, beta), attn::math::InputError) << beta;
   }
   for (double epsilon : {0.0, -1e-8, kNaN, kInf})
-    EXPECT_THROW(attn::AdamW({true}, 0.1, 0.9, 0.999, epsilon), attn::InputError) << epsilon;
-  EXPECT_NO_THROW(attn::AdamW({true}, 0.0, 0.0, 0.0));  // no decay, no memory: allowed
+    EXPECT_THROW(attn::math::AdamW({true}, 0.1, 0.9, 0.999, epsilon), attn::math::InputError)
+        << epsilon;
+  EXPECT_NO_THROW(attn::math::AdamW({true}, 0.0, 0.0, 0.0));  // no decay, no memory: allowed
   arma::mat x = scalar(1.0);
-  attn::AdamW optimizer({true});
+  attn::math::AdamW optimizer({true});
   for (double rate : {-1e-3, kNaN, kInf})
-    EXPECT_THROW(optimizer.step({&x}, {scalar(1.0)}, rate), attn::InputError) << rate;
+    EXPECT_THROW(optimizer.step({&x}, {scalar(1.0)}, rate), attn::math::InputError) << rate;
   EXPECT_EQ(optimizer.state().steps, 0);
   EXPECT_EQ(x(0), 1.0);
 }
@@ -236,28 +237,28 @@ TEST(AdamW, RejectsBadHyperParameters) {
 TEST(AdamW, ShapeErrorsNameTheIndexAndBothShapes) {
   using attn_bad_input::ThrowsNaming;
   arma::mat W(2, 3, arma::fill::ones), b(1, 3, arma::fill::ones);
-  attn::AdamW optimizer({true, false});
+  attn::math::AdamW optimizer({true, false});
   const arma::mat gW(2, 3, arma::fill::ones), gb(1, 3, arma::fill::ones);
-  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>([&] { optimizer.step({&W}, {gW}, 0.1); },
-                                             "1 parameters, but 2 decay flags"));
-  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>([&] { optimizer.step({&W}, {gW}, 0.1); },
+                                                   "1 parameters, but 2 decay flags"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>(
       [&] {
         optimizer.step({&W, &b}, {gW}, 0.1);
       },
       "2 parameters but 1 gradients"));
-  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>(
       [&] {
         optimizer.step({&W, &b}, {gW, arma::mat(3, 1, arma::fill::ones)}, 0.1);
       },
       "gradient 1 is (3 × 1) but parameter 1 is (1 × 3)"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] {
         optimizer.step({&W, nullptr}, {gW, gb}, 0.1);
       },
       "parameter 1 is a null pointer"));
   optimizer.step({&W, &b}, {gW, gb}, 0.1);
   arma::mat wider(2, 4, arma::fill::ones);
-  EXPECT_TRUE(ThrowsNaming<attn::ShapeError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>(
       [&] {
         optimizer.step({&wider, &b}, {arma::mat(2, 4, arma::fill::ones), gb}, 0.1);
       },
@@ -267,13 +268,13 @@ TEST(AdamW, ShapeErrorsNameTheIndexAndBothShapes) {
 TEST(AdamW, NothingMovesWhenALaterGradientIsBad) {
   const attn_test::Normals rng(42);
   arma::mat W = rng.normal(2, 3), b = rng.normal(1, 3);
-  attn::AdamW optimizer({true, false});
+  attn::math::AdamW optimizer({true, false});
   optimizer.step({&W, &b}, {rng.normal(2, 3), rng.normal(1, 3)}, 0.1);
   const arma::mat W_before = W, b_before = b;
-  const attn::AdamWState state_before = optimizer.state();
+  const attn::math::AdamWState state_before = optimizer.state();
   arma::mat bad = rng.normal(1, 3);
   bad(0, 2) = attn_bad_input::kNaN;
-  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(attn_bad_input::ThrowsNaming<attn::math::InputError>(
       [&] {
         optimizer.step({&W, &b}, {rng.normal(2, 3), bad}, 0.1);
       },
@@ -286,20 +287,20 @@ TEST(AdamW, NothingMovesWhenALaterGradientIsBad) {
 }
 
 TEST(AdamW, RestoreRejectsStatesThatCannotBe) {
-  attn::AdamW optimizer({true, false});
+  attn::math::AdamW optimizer({true, false});
   const arma::mat a(2, 2, arma::fill::ones), row(1, 2, arma::fill::ones);
   arma::mat negative = a;
   negative(1, 0) = -1e-3;
   arma::mat infinite = a;
   infinite(0, 1) = attn_bad_input::kInf;
-  EXPECT_THROW(optimizer.restore({-1, {}, {}}), attn::InputError);
-  EXPECT_THROW(optimizer.restore({3, {}, {}}), attn::ShapeError);              // steps, no moments
-  EXPECT_THROW(optimizer.restore({0, {a, row}, {a, row}}), attn::ShapeError);  // no steps
-  EXPECT_THROW(optimizer.restore({1, {a}, {a}}), attn::ShapeError);            // one pair of two
-  EXPECT_THROW(optimizer.restore({1, {a, row}, {a}}), attn::ShapeError);       // a missing second
-  EXPECT_THROW(optimizer.restore({1, {a, row}, {row, row}}), attn::ShapeError);
-  EXPECT_THROW(optimizer.restore({1, {a, row}, {negative, row}}), attn::InputError);
-  EXPECT_THROW(optimizer.restore({1, {infinite, row}, {a, row}}), attn::InputError);
+  EXPECT_THROW(optimizer.restore({-1, {}, {}}), attn::math::InputError);
+  EXPECT_THROW(optimizer.restore({3, {}, {}}), attn::math::ShapeError);  // steps, no moments
+  EXPECT_THROW(optimizer.restore({0, {a, row}, {a, row}}), attn::math::ShapeError);  // no steps
+  EXPECT_THROW(optimizer.restore({1, {a}, {a}}), attn::math::ShapeError);       // one pair of two
+  EXPECT_THROW(optimizer.restore({1, {a, row}, {a}}), attn::math::ShapeError);  // a missing second
+  EXPECT_THROW(optimizer.restore({1, {a, row}, {row, row}}), attn::math::ShapeError);
+  EXPECT_THROW(optimizer.restore({1, {a, row}, {negative, row}}), attn::math::InputError);
+  EXPECT_THROW(optimizer.restore({1, {infinite, row}, {a, row}}), attn::math::InputError);
   EXPECT_EQ(optimizer.state().steps, 0);
   EXPECT_TRUE(optimizer.state().first.empty());
   EXPECT_NO_THROW(optimizer.restore({7, {a, row}, {a, row}}));
@@ -307,26 +308,26 @@ TEST(AdamW, RestoreRejectsStatesThatCannotBe) {
 }
 
 TEST(WarmupCosineSchedule, ReachesThePeakAfterWarmUpAndTheMinimumAtTheEnd) {
-  const attn::WarmupCosine schedule{
+  const attn::math::WarmupCosine schedule{
       .peak = 1.0, .minimum = 0.1, .warmup_steps = 4, .total_steps = 12, .start_factor = 0.0};
-  EXPECT_EQ(attn::learning_rate(schedule, 0), 0.0);
-  EXPECT_EQ(attn::learning_rate(schedule, 2), 0.5);
-  EXPECT_EQ(attn::learning_rate(schedule, 4), 1.0);
-  EXPECT_NEAR(attn::learning_rate(schedule, 8), 0.55, 1e-15);  // halfway down the cosine
-  EXPECT_EQ(attn::learning_rate(schedule, 12), 0.1);
-  EXPECT_EQ(attn::learning_rate(schedule, 1000), 0.1);  // stays there, unlike torch's cosine
-  const attn::WarmupCosine no_warmup{.peak = 1.0, .warmup_steps = 0, .total_steps = 2};
-  EXPECT_EQ(attn::learning_rate(no_warmup, 0), 1.0);
-  EXPECT_NEAR(attn::learning_rate(no_warmup, 1), 0.5, 1e-15);
+  EXPECT_EQ(attn::math::learning_rate(schedule, 0), 0.0);
+  EXPECT_EQ(attn::math::learning_rate(schedule, 2), 0.5);
+  EXPECT_EQ(attn::math::learning_rate(schedule, 4), 1.0);
+  EXPECT_NEAR(attn::math::learning_rate(schedule, 8), 0.55, 1e-15);  // halfway down the cosine
+  EXPECT_EQ(attn::math::learning_rate(schedule, 12), 0.1);
+  EXPECT_EQ(attn::math::learning_rate(schedule, 1000), 0.1);  // stays there, unlike torch's cosine
+  const attn::math::WarmupCosine no_warmup{.peak = 1.0, .warmup_steps = 0, .total_steps = 2};
+  EXPECT_EQ(attn::math::learning_rate(no_warmup, 0), 1.0);
+  EXPECT_NEAR(attn::math::learning_rate(no_warmup, 1), 0.5, 1e-15);
 }
 
 TEST(WarmupCosineSchedule, RejectsSchedulesThatCannotBe) {
   using attn_bad_input::kNaN;
-  const attn::WarmupCosine good{
+  const attn::math::WarmupCosine good{
       .peak = 1.0, .minimum = 0.1, .warmup_steps = 2, .total_steps = 5, .start_factor = 0.5};
-  EXPECT_NO_THROW(attn::learning_rate(good, 0));
-  EXPECT_THROW(attn::learning_rate(good, -1), attn::InputError);
-  std::vector<attn::WarmupCosine> bad(9, good);
+  EXPECT_NO_THROW(attn::math::learning_rate(good, 0));
+  EXPECT_THROW(attn::math::learning_rate(good, -1), attn::math::InputError);
+  std::vector<attn::math::WarmupCosine> bad(9, good);
   bad[0].peak = kNaN;
   bad[1].peak = attn_bad_input::kInf;
   bad[2].minimum = -0.1;
@@ -337,13 +338,13 @@ TEST(WarmupCosineSchedule, RejectsSchedulesThatCannotBe) {
   bad[7].start_factor = 1.5;
   bad[8].start_factor = kNaN;
   for (std::size_t i = 0; i < bad.size(); ++i)
-    EXPECT_THROW(attn::learning_rate(bad[i], 0), attn::InputError) << "case " << i;
+    EXPECT_THROW(attn::math::learning_rate(bad[i], 0), attn::math::InputError) << "case " << i;
 }
 
 TEST(ClipGradNorm, ScalesEveryGradientByOneFactorAndReturnsTheNormBefore) {
   // The norm of (3, 4) and (12) is 13; clipped to 6.5, every entry is halved (up to 1e-6).
   std::vector<arma::mat> gradients = {arma::mat{{3.0, 4.0}}, scalar(12.0)};
-  EXPECT_EQ(attn::clip_grad_norm(gradients, 6.5), 13.0);
+  EXPECT_EQ(attn::math::clip_grad_norm(gradients, 6.5), 13.0);
   const double factor = 6.5 / (13.0 + 1e-6);
   EXPECT_TRUE(identical(gradients[0], arma::mat{{3.0, 4.0}} * factor));
   EXPECT_TRUE(identical(gradients[1], scalar(12.0) * factor));
@@ -353,7 +354,7 @@ TEST(ClipGradNorm, BelowTheMaximumTheGradientsAreUnchanged) {
   const attn_test::Normals rng(43);
   const std::vector<arma::mat> original = {rng.normal(3, 5), rng.normal(1, 5)};
   std::vector<arma::mat> gradients = original;
-  const double norm = attn::clip_grad_norm(gradients, 1e3);
+  const double norm = attn::math::clip_grad_norm(gradients, 1e3);
   EXPECT_NEAR(
       norm,
       std::sqrt(arma::accu(arma::square(original[0])) + arma::accu(arma::square(original[1]))),
@@ -361,14 +362,14 @@ TEST(ClipGradNorm, BelowTheMaximumTheGradientsAreUnchanged) {
   EXPECT_TRUE(identical(gradients[0], original[0]));
   EXPECT_TRUE(identical(gradients[1], original[1]));
   std::vector<arma::mat> measured = original;  // an infinite maximum only measures
-  EXPECT_EQ(attn::clip_grad_norm(measured, std::numeric_limits<double>::infinity()), norm);
+  EXPECT_EQ(attn::math::clip_grad_norm(measured, std::numeric_limits<double>::infinity()), norm);
   EXPECT_TRUE(identical(measured[0], original[0]));
 }
 
 TEST(ClipGradNorm, JustBelowTheMaximumTorchsTermStillShrinksThem) {
   // The norm is 1 − 1e-7 < 1, but 1 / (norm + 1e-6) < 1 too: torch scales, and so does this.
   std::vector<arma::mat> gradients = {scalar(1.0 - 1e-7)};
-  attn::clip_grad_norm(gradients, 1.0);
+  attn::math::clip_grad_norm(gradients, 1.0);
   EXPECT_LT(gradients[0](0), 1.0 - 1e-7);
   EXPECT_DOUBLE_EQ(gradients[0](0), (1.0 - 1e-7) / (1.0 + 9e-7));
 }
@@ -379,17 +380,18 @@ TEST(ClipGradNorm, ANonFiniteNormThrowsAndChangesNothing) {
   const std::vector<arma::mat> original = gradients;
   for (double bad : {attn_bad_input::kNaN, attn_bad_input::kInf, 1e200}) {  // 1e200² overflows
     gradients[1](0) = bad;
-    EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { attn::clip_grad_norm(gradients, 1.0); },
-                                               "cannot be clipped"))
+    EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+        [&] { attn::math::clip_grad_norm(gradients, 1.0); }, "cannot be clipped"))
         << bad;
     EXPECT_TRUE(identical(gradients[0], original[0]));
   }
   gradients = original;
   for (double max_norm : {0.0, -1.0, attn_bad_input::kNaN})
-    EXPECT_THROW(attn::clip_grad_norm(gradients, max_norm), attn::InputError) << max_norm;
+    EXPECT_THROW(attn::math::clip_grad_norm(gradients, max_norm), attn::math::InputError)
+        << max_norm;
   EXPECT_TRUE(identical(gradients[1], original[1]));
   std::vector<arma::mat> none;
-  EXPECT_EQ(attn::clip_grad_norm(none, 1.0), 0.0);  // as torch: no gradients, norm 0
+  EXPECT_EQ(attn::math::clip_grad_norm(none, 1.0), 0.0);  // as torch: no gradients, norm 0
 }
 
 RC_GTEST_PROP(ClipGradNormProperties, ClippedNormIsAtMostTheMaximumAndTheDirectionStays, ()) {
@@ -406,7 +408,7 @@ RC_GTEST_PROP(ClipGradNormProperties, ClippedNormIsAtMostTheMaximumAndTheDirecti
   const double max_norm =
       *rc::gen::map(rc::gen::inRange(1, 100001), [](int k) { return k / 100.0; });
   const std::vector<arma::mat> original = gradients;
-  const double norm = attn::clip_grad_norm(gradients, max_norm);
+  const double norm = attn::math::clip_grad_norm(gradients, max_norm);
   double squares = 0.0;
   for (const arma::mat& g : gradients)
     squares += arma::accu(arma::square(g));
@@ -426,16 +428,16 @@ RC_GTEST_PROP(WarmupCosineProperties, RisesThenFallsBetweenTheBounds, ()) {
   const auto warmup = *rc::gen::inRange<std::int64_t>(0, 50);
   const auto total = warmup + *rc::gen::inRange<std::int64_t>(1, 200);
   const double start = *rc::gen::map(rc::gen::inRange(0, 101), [](int k) { return k / 100.0; });
-  const attn::WarmupCosine schedule{.peak = peak,
-                                    .minimum = minimum,
-                                    .warmup_steps = warmup,
-                                    .total_steps = total,
-                                    .start_factor = start};
+  const attn::math::WarmupCosine schedule{.peak = peak,
+                                          .minimum = minimum,
+                                          .warmup_steps = warmup,
+                                          .total_steps = total,
+                                          .start_factor = start};
   // η_min + (η_max − η_min) need not round to η_max: the peak may be off by an ulp or two.
   const double ulps = 4e-16 * peak;
-  double previous = attn::learning_rate(schedule, 0);
+  double previous = attn::math::learning_rate(schedule, 0);
   for (std::int64_t t = 1; t <= total + 2; ++t) {
-    const double rate = attn::learning_rate(schedule, t);
+    const double rate = attn::math::learning_rate(schedule, t);
     RC_ASSERT(rate >= 0.0);
     RC_ASSERT(rate <= peak + ulps);
     if (t <= warmup)
@@ -446,15 +448,15 @@ RC_GTEST_PROP(WarmupCosineProperties, RisesThenFallsBetweenTheBounds, ()) {
       RC_ASSERT(rate >= minimum);
     previous = rate;
   }
-  RC_ASSERT(std::abs(attn::learning_rate(schedule, warmup) - peak) <= ulps);
-  RC_ASSERT(attn::learning_rate(schedule, total) == minimum);
+  RC_ASSERT(std::abs(attn::math::learning_rate(schedule, warmup) - peak) <= ulps);
+  RC_ASSERT(attn::math::learning_rate(schedule, total) == minimum);
 }
 
 // Adam is AdamW with no parameter decayed (chapter 06 trains its head so).
 TEST(AdamWithoutDecay, FindsTheMinimumOfAQuadratic) {
   arma::mat x = {{3.0, -2.0}};
   const arma::mat target = {{0.5, 1.5}};
-  attn::AdamW adam({false});
+  attn::math::AdamW adam({false});
   for (int step = 0; step < 500; ++step)
     adam.step({&x}, {2.0 * (x - target)}, 0.1);
   EXPECT_LT(arma::abs(x - target).max(), 1e-3);
@@ -463,7 +465,7 @@ TEST(AdamWithoutDecay, FindsTheMinimumOfAQuadratic) {
 TEST(AdamWithoutDecay, FirstStepMovesEachEntryByTheLearningRate) {
   // Bias correction makes the first update exactly -lr * sign(g) (up to epsilon).
   arma::mat x = {{1.0, 1.0}};
-  attn::AdamW adam({false}, 0.5);  // a decay rate, but no parameter that decays
+  attn::math::AdamW adam({false}, 0.5);  // a decay rate, but no parameter that decays
   adam.step({&x}, {arma::mat{{5.0, -0.001}}}, 0.01);
   EXPECT_NEAR(x(0), 0.99, 1e-9);
   EXPECT_NEAR(x(1), 1.01, 1e-5);
@@ -471,8 +473,9 @@ TEST(AdamWithoutDecay, FirstStepMovesEachEntryByTheLearningRate) {
 
 TEST(AdamWithoutDecay, ShapesMustAgreeWithEarlierSteps) {
   arma::mat y(2, 2, arma::fill::ones);
-  attn::AdamW adam({false});
+  attn::math::AdamW adam({false});
   adam.step({&y}, {arma::mat(2, 2, arma::fill::ones)}, 0.1);
   arma::mat bigger(3, 3, arma::fill::ones);
-  EXPECT_THROW(adam.step({&bigger}, {arma::mat(3, 3, arma::fill::ones)}, 0.1), attn::ShapeError);
+  EXPECT_THROW(adam.step({&bigger}, {arma::mat(3, 3, arma::fill::ones)}, 0.1),
+               attn::math::ShapeError);
 }

@@ -10,9 +10,10 @@
 // running maximum); the masked softmax's, the KV cache's and merge's wrong shifts, and the
 // forgotten running maximum, failed no other test.
 #include <attn/math/attention.hpp>
+#include <attn/math/compare.hpp>
+#include <attn/math/kv_cache.hpp>
 #include <attn/math/layers.hpp>
 #include <attn/math/mask.hpp>
-#include <attn/math/measure.hpp>
 #include <attn/math/multi_head.hpp>
 #include <attn/math/sampling.hpp>
 #include <attn/math/softmax.hpp>
@@ -29,8 +30,8 @@
 
 namespace {
 
-using attn::relative_gap;      // throws on a NaN, which a wrong shift gives
-using attn_test::largest_gap;  // NaN, and so a failure, where a wrong shift gave a NaN
+using attn::math::relative_gap;  // throws on a NaN, which a wrong shift gives
+using attn_test::largest_gap;    // NaN, and so a failure, where a wrong shift gave a NaN
 using attn_test::top_two_weights;
 
 // Weights are at most 1, each from an exponential within 1 ulp of e^t (glibc), a sum of three
@@ -42,11 +43,11 @@ constexpr double kWeightTolerance = 1e-15;
 const arma::mat kFarApart = {{1000.0, 999.0, -1000.0}, {-2000.0, -2001.0, -4000.0}};
 
 TEST(SoftmaxStability, RowsSpanning2000AreShiftedByTheirLargestScore) {
-  const arma::mat w = attn::softmax_rows(kFarApart);
+  const arma::mat w = attn::math::softmax_rows(kFarApart);
   for (arma::uword i = 0; i < w.n_rows; ++i)
     EXPECT_LE(largest_gap(w.row(i), top_two_weights()), kWeightTolerance) << w;
   EXPECT_EQ(w(0, 2), 0.0);  // e^{−2000} is below the smallest double
-  const arma::rowvec one = attn::softmax(kFarApart.row(1));
+  const arma::rowvec one = attn::math::softmax(kFarApart.row(1));
   EXPECT_LE(largest_gap(one, top_two_weights()), kWeightTolerance) << one;
 }
 
@@ -62,7 +63,7 @@ const arma::umat kAllowed = {{1, 0, 1, 1, 0, 1}, {1, 1, 1, 1, 0, 1}};
 
 TEST(MaskedSoftmaxStability, RowsAreShiftedByTheirLargestAllowedScore) {
   const arma::mat S = kTwoQueries * kMaskedKeys.t();
-  const arma::mat w = attn::masked_softmax_rows(S, attn::Mask::from_allowed(kAllowed));
+  const arma::mat w = attn::math::masked_softmax_rows(S, attn::math::Mask::from_allowed(kAllowed));
   const arma::rowvec t = top_two_weights();
   const arma::mat expected = {{t(0), 0.0, t(1), 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, t(0), 0.0, t(1)}};
   EXPECT_LE(largest_gap(w, expected), kWeightTolerance) << w;
@@ -76,14 +77,14 @@ TEST(AttentionStability, MaskedAndUnmaskedAttendShiftEachRowByItsLargestScore) {
   // Unmasked, over keys {0, 2, 3, 5}: query 8 scores {1000, 999, −1000, −999}, query −8 the same
   // negated.
   const arma::uvec kept = {0, 2, 3, 5};
-  const attn::Attention plain =
-      attn::attend(kTwoQueries, kMaskedKeys.rows(kept), V.rows(kept), 1.0);
+  const attn::math::Attention plain =
+      attn::math::attend(kTwoQueries, kMaskedKeys.rows(kept), V.rows(kept), 1.0);
   const arma::mat expected =
       arma::join_cols(t(0) * V.row(0) + t(1) * V.row(2), t(0) * V.row(3) + t(1) * V.row(5));
   // Outputs are sums of two products of weights and values of order 1: within a few ε.
   EXPECT_LE(relative_gap(plain.output, expected), 1e-15);
-  const attn::Attention masked =
-      attn::attend(kTwoQueries, kMaskedKeys, V, 1.0, attn::Mask::from_allowed(kAllowed));
+  const attn::math::Attention masked = attn::math::attend(kTwoQueries, kMaskedKeys, V, 1.0,
+                                                          attn::math::Mask::from_allowed(kAllowed));
   EXPECT_LE(relative_gap(masked.output, expected), 1e-15);
 }
 
@@ -92,7 +93,7 @@ TEST(AttentionStability, MaskedAndUnmaskedAttendShiftEachRowByItsLargestScore) {
 // and the heads put their weight on different keys.
 TEST(MultiHeadStability, EveryHeadIsShiftedByItsOwnLargestScore) {
   const arma::mat I = arma::eye(2, 2);
-  const attn::MultiHeadWeights W{2, I, I, I, I, {}, {}, {}, {}};
+  const attn::math::MultiHeadWeights W{2, I, I, I, I, {}, {}, {}, {}};
   const arma::mat query = {{8.0, 8.0}, {-8.0, -8.0}};
   // Head 0's keys score 8 × {125, 124.875, −125, −124.875}; head 1's 8 × {−124.875, 125,
   // 124.875, −125}. Key 4 scores 5000 in both heads for query 8, and is blocked.
@@ -107,19 +108,19 @@ TEST(MultiHeadStability, EveryHeadIsShiftedByItsOwnLargestScore) {
   for (arma::uword i = 0; i < 2; ++i)
     for (arma::uword h = 0; h < 2; ++h)
       expected(i, h) = t(0) * value(top(i, h), h) + t(1) * value(second(i, h), h);
-  const attn::MultiHead plain =
-      attn::multi_head_attention(query, key.rows(0, 3), value.rows(0, 3), W);
+  const attn::math::MultiHead plain =
+      attn::math::multi_head_attention(query, key.rows(0, 3), value.rows(0, 3), W);
   EXPECT_LE(relative_gap(plain.output, expected), 1e-15);
   const arma::umat allowed = {{1, 1, 1, 1, 0}, {1, 1, 1, 1, 0}};
-  const attn::MultiHead masked =
-      attn::multi_head_attention(query, key, value, W, attn::Mask::from_allowed(allowed));
+  const attn::math::MultiHead masked = attn::math::multi_head_attention(
+      query, key, value, W, attn::math::Mask::from_allowed(allowed));
   EXPECT_LE(relative_gap(masked.output, expected), 1e-15);
 }
 
 TEST(CrossEntropyStability, LogitsSpanning2000GiveTheExactLossAndGradient) {
   // Row 0's target is its largest logit: −log softmax = log(1 + 1/e). Row 1's is its smallest,
   // 2000 below the largest: 2000 + log(1 + 1/e). Their mean is 1000 + log(1 + 1/e).
-  const attn::CrossEntropy ce = attn::cross_entropy(kFarApart, arma::uvec{0, 2});
+  const attn::math::CrossEntropy ce = attn::math::cross_entropy(kFarApart, arma::uvec{0, 2});
   // The second row's loss, near 2000, is rounded to a multiple of ulp(2000) = 2.3e-13, the
   // log-sum-exp before it to ulp(2000) too: 1e-12 is a few of those.
   EXPECT_NEAR(ce.loss, 1000.0 + std::log1p(std::exp(-1.0)), 1e-12);
@@ -133,37 +134,19 @@ TEST(SamplingStability, LogitsSpanning2000AreShiftedByTheirLargestAtAnyTemperatu
   // division is exact; the shift is taken before it, so a wrong shift overflows at every T.
   for (double T : {0.5, 1.0, 2.0}) {
     for (arma::uword i = 0; i < kFarApart.n_rows; ++i) {
-      attn::SamplingOptions options;
+      attn::math::SamplingOptions options;
       options.temperature = T;
-      const arma::rowvec q = attn::next_token_distribution(T * kFarApart.row(i), options);
+      const arma::rowvec q = attn::math::next_token_distribution(T * kFarApart.row(i), options);
       EXPECT_LE(largest_gap(q, top_two_weights()), kWeightTolerance)
           << "T = " << T << ", row " << i << ": " << q;
     }
   }
 }
 
-// One query's scores, its largest in the middle and the last blocks 2000 below it: a block's
-// exponentials must be shifted by the running maximum, the largest score seen so far, not by the
-// block's own smallest or largest score.
-TEST(OnlineSoftmaxStability, BlocksSpanning2000AreShiftedByTheRunningMaximum) {
-  const arma::rowvec scores = {-1000.0, 1000.0, 999.0, -1000.0, -1000.0, -1000.0};
-  const arma::mat V = attn_test::Normals(73).normal(6, 2);
-  const arma::rowvec t = top_two_weights();
-  const arma::rowvec expected = t(0) * V.row(1) + t(1) * V.row(2);
-  for (arma::uword block : {1, 2, 3, 4, 6}) {
-    const std::vector<attn::OnlineStep> steps = attn::online_softmax_steps(scores, V, block);
-    ASSERT_FALSE(steps.empty());
-    const attn::OnlineStep& last = steps.back();
-    EXPECT_EQ(last.m, 1000.0) << "block " << block;
-    EXPECT_NEAR(last.l, 1.0 + std::exp(-1.0), 1e-15) << "block " << block;  // a few ε of 1.37
-    EXPECT_LE(relative_gap(last.O / last.l, expected), 1e-15) << "block " << block;
-  }
-}
-
 struct Case {
-  arma::uword n, m;              // queries, keys
-  attn::StreamingBlocks blocks;  // queries and keys per block
-  attn::StreamingMask mask;      // causal, or padding from key_length on
+  arma::uword n, m;                    // queries, keys
+  attn::math::StreamingBlocks blocks;  // queries and keys per block
+  attn::math::StreamingMask mask;      // causal, or padding from key_length on
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -186,8 +169,8 @@ TEST_P(StreamingStability, EqualsTheLongDoubleReference) {
   const attn_test::ExtremeInputs in = attn_test::extreme_inputs(c.n, c.m, 1.0, c.n + c.m);
   const attn_test::ReferenceAttention ref = attn_test::reference_attention(
       in.Q * in.K.t(), attn_test::allowed_grid(c.n, c.m, c.mask.causal, c.mask.key_length), in.V);
-  const attn::StreamingAttention got =
-      attn::streaming_attention(in.Q, in.K, in.V, 1.0, c.mask, c.blocks);
+  const attn::math::StreamingAttention got =
+      attn::math::streaming_attention(in.Q, in.K, in.V, 1.0, c.mask, c.blocks);
   EXPECT_LE(relative_gap(got.output, ref.output), kStreamingTolerance);
   // log-sum-exps up to about 1000: an ulp of 1000 is 1.1e-13
   EXPECT_LE(largest_gap(got.log_sum_exp, ref.log_sum_exp), kStreamingTolerance);
@@ -215,9 +198,9 @@ TEST(MergeStability, PartsWhoseLogSumExpsLie1000ApartMakeTheWhole) {
   const arma::umat all(6, 10, arma::fill::ones);
   const auto part = [&](const arma::umat& allowed) {
     const attn_test::ReferenceAttention r = attn_test::reference_attention(S, allowed, in.V);
-    return attn::StreamingAttention{r.output, r.log_sum_exp};
+    return attn::math::StreamingAttention{r.output, r.log_sum_exp};
   };
-  const attn::StreamingAttention merged = attn::merge(part(first), part(all - first));
+  const attn::math::StreamingAttention merged = attn::math::merge(part(first), part(all - first));
   const attn_test::ReferenceAttention whole = attn_test::reference_attention(S, all, in.V);
   // Two exponentials, a sum and two products per entry: within a few ε.
   EXPECT_LE(relative_gap(merged.output, whole.output), 1e-14);
@@ -231,7 +214,7 @@ TEST(KVCacheStability, EachStepOfScoresSpanning2000IsTheReferenceRow) {
   const attn_test::ExtremeInputs in = attn_test::extreme_inputs(n, n, 1.0, 75);
   const attn_test::ReferenceAttention ref =
       attn_test::reference_attention(in.Q * in.K.t(), attn_test::allowed_grid(n, n, true, 0), in.V);
-  attn::KVCache cache(1, in.V.n_cols);
+  attn::math::KVCache cache(1, in.V.n_cols);
   for (arma::uword t = 0; t < n; ++t) {
     cache.append(in.K.row(t), in.V.row(t));
     // at most 60 terms: 60 ε = 1.3e-14 in the worst case
@@ -251,7 +234,7 @@ TEST(KVCacheStability, InFloatEachStepOfScoresSpanning250IsTheReferenceRow) {
   // float arithmetic separates the two.
   const attn_test::ReferenceAttention ref = attn_test::reference_attention(
       in.Q * in.K.t(), attn_test::allowed_grid(n, n, true, 0), arma::conv_to<arma::mat>::from(V));
-  attn::KVCacheF cache(1, V.n_cols);
+  attn::math::KVCacheF cache(1, V.n_cols);
   for (arma::uword t = 0; t < n; ++t) {
     cache.append(K.row(t), V.row(t));
     const arma::rowvec z = arma::conv_to<arma::rowvec>::from(cache.attend(Q.row(t), 1.0));

@@ -29,7 +29,7 @@ const arma::mat& at(const std::string& name) {
   return found->second;
 }
 
-attn::MultiHeadWeights torch_weights() {
+attn::math::MultiHeadWeights torch_weights() {
   return {3,         at("W_Q"), at("W_K"), at("W_V"), at("W_O"),
           at("b_Q"), at("b_K"), at("b_V"), at("b_O")};
 }
@@ -41,10 +41,10 @@ double gap(const arma::mat& ours, const arma::mat& theirs) {
 }
 
 TEST(TorchMultiheadAttention, PlainOutputAndWeights) {
-  const attn::MultiHead ours =
-      attn::multi_head_attention(at("input q"), at("input k"), at("input v"), torch_weights());
+  const attn::math::MultiHead ours = attn::math::multi_head_attention(
+      at("input q"), at("input k"), at("input v"), torch_weights());
   EXPECT_LE(gap(ours.output, at("plain output")), kForward);
-  EXPECT_LE(gap(attn::average_weights(ours), at("plain weights averaged")), kForward);
+  EXPECT_LE(gap(attn::math::average_weights(ours), at("plain weights averaged")), kForward);
   for (arma::uword h = 0; h < 3; ++h)
     EXPECT_LE(gap(ours.heads[h].weights, at("plain weights head " + std::to_string(h))), kForward)
         << "head " << h;
@@ -53,12 +53,12 @@ TEST(TorchMultiheadAttention, PlainOutputAndWeights) {
 TEST(TorchMultiheadAttention, ItsBooleanAttnMaskMeansMayNot) {
   const arma::umat blocked =
       arma::conv_to<arma::umat>::from(at("attn_mask causal (True = may not attend)"));
-  const attn::Mask mask = attn::Mask::from_blocked(blocked);
-  EXPECT_EQ(mask.picture(), attn::Mask::causal(5).picture());
-  const attn::MultiHead ours = attn::multi_head_attention(at("input q"), at("input k"),
-                                                          at("input v"), torch_weights(), mask);
+  const attn::math::Mask mask = attn::math::Mask::from_blocked(blocked);
+  EXPECT_EQ(mask.picture(), attn::math::Mask::causal(5).picture());
+  const attn::math::MultiHead ours = attn::math::multi_head_attention(
+      at("input q"), at("input k"), at("input v"), torch_weights(), mask);
   EXPECT_LE(gap(ours.output, at("causal output")), kForward);
-  EXPECT_LE(gap(attn::average_weights(ours), at("causal weights averaged")), kForward);
+  EXPECT_LE(gap(attn::math::average_weights(ours), at("causal weights averaged")), kForward);
   for (arma::uword h = 0; h < 3; ++h)
     EXPECT_LE(gap(ours.heads[h].weights, at("causal weights head " + std::to_string(h))), kForward);
 }
@@ -68,22 +68,23 @@ TEST(TorchMultiheadAttention, KeyPaddingMaskForABatchOfTwoLengths) {
   for (arma::uword s = 0; s < 2; ++s) {
     const arma::mat x = at("padded input " + std::to_string(s));  // a copy: GCC 14 warns of a
                                                                   // dangling reference otherwise
-    const attn::MultiHead ours =
-        attn::multi_head_attention(x, x, x, torch_weights(), attn::Mask::padding(5, 5, lengths[s]));
+    const attn::math::MultiHead ours = attn::math::multi_head_attention(
+        x, x, x, torch_weights(), attn::math::Mask::padding(5, 5, lengths[s]));
     EXPECT_LE(gap(ours.output, at("padded output " + std::to_string(s))), kForward) << s;
-    EXPECT_LE(gap(attn::average_weights(ours), at("padded weights averaged " + std::to_string(s))),
-              kForward)
+    EXPECT_LE(
+        gap(attn::math::average_weights(ours), at("padded weights averaged " + std::to_string(s))),
+        kForward)
         << s;
   }
 }
 
 TEST(TorchMultiheadAttention, EveryGradientEqualsAutograds) {
-  const attn::MultiHeadWeights W = torch_weights();
-  const attn::Mask mask = attn::Mask::causal(5);
+  const attn::math::MultiHeadWeights W = torch_weights();
+  const attn::math::Mask mask = attn::math::Mask::causal(5);
   const arma::mat q = at("input q"), k = at("input k"), v = at("input v");
-  const attn::MultiHead forward = attn::multi_head_attention(q, k, v, W, mask);
-  const attn::MultiHeadGradients g =
-      attn::multi_head_backward(q, k, v, W, forward, at("gradient R"));
+  const attn::math::MultiHead forward = attn::math::multi_head_attention(q, k, v, W, mask);
+  const attn::math::MultiHeadGradients g =
+      attn::math::multi_head_backward(q, k, v, W, forward, at("gradient R"));
   EXPECT_LE(gap(g.d_query, at("gradient d_q")), kGradient);
   EXPECT_LE(gap(g.d_key, at("gradient d_k")), kGradient);
   EXPECT_LE(gap(g.d_value, at("gradient d_v")), kGradient);
@@ -99,7 +100,7 @@ TEST(TorchMultiheadAttention, EveryGradientEqualsAutograds) {
 
 TEST(TorchMultiheadAttention, ParameterCountIsTorchs) {
   // sum(p.numel() for p in nn.MultiheadAttention(768, 12).parameters())
-  EXPECT_EQ(attn::multi_head_parameters(768, 12, true), 2362368u);
+  EXPECT_EQ(attn::math::multi_head_parameters(768, 12, true), 2362368u);
 }
 
 // F.scaled_dot_product_attention (torch 2.x): its boolean mask reads True as "may attend".
@@ -109,25 +110,26 @@ class TorchScaledDotProduct : public ::testing::Test {
   const arma::mat q = sdpa.at("input q");
   const arma::mat k = sdpa.at("input k");
   const arma::mat v = sdpa.at("input v");
-  const double scale = attn::score_scale(q.n_cols);
+  const double scale = attn::math::score_scale(q.n_cols);
 };
 
 TEST_F(TorchScaledDotProduct, IsCausalIsOurCausalMask) {
-  EXPECT_LE(gap(attn::attend(q, k, v, scale, attn::Mask::causal(q.n_rows)).output,
+  EXPECT_LE(gap(attn::math::attend(q, k, v, scale, attn::math::Mask::causal(q.n_rows)).output,
                 sdpa.at("is_causal output")),
             kForward);
 }
 
 TEST_F(TorchScaledDotProduct, ItsBooleanMaskMeansMay) {
-  const attn::Mask mask = attn::Mask::from_allowed(
+  const attn::math::Mask mask = attn::math::Mask::from_allowed(
       arma::conv_to<arma::umat>::from(sdpa.at("bool mask (True = may attend)")));
-  EXPECT_EQ(mask.picture(), attn::Mask::causal(q.n_rows).picture());
-  EXPECT_LE(gap(attn::attend(q, k, v, scale, mask).output, sdpa.at("bool mask output")), kForward);
+  EXPECT_EQ(mask.picture(), attn::math::Mask::causal(q.n_rows).picture());
+  EXPECT_LE(gap(attn::math::attend(q, k, v, scale, mask).output, sdpa.at("bool mask output")),
+            kForward);
 }
 
 TEST_F(TorchScaledDotProduct, AnAdditiveMaskOfZeroAndMinusInfinityIsTheSame) {
-  const attn::Mask causal = attn::Mask::causal(q.n_rows);
-  EXPECT_LE(gap(attn::attend(q, k, v, scale, causal).output, sdpa.at("additive mask output")),
+  const attn::math::Mask causal = attn::math::Mask::causal(q.n_rows);
+  EXPECT_LE(gap(attn::math::attend(q, k, v, scale, causal).output, sdpa.at("additive mask output")),
             kForward);
   // The additive form of our mask is the float mask that was given to PyTorch.
   const arma::mat add = causal.additive();

@@ -132,33 +132,33 @@ TEST(Printable, WritesBytesAsPythonWritesThem) {
 }
 
 TEST(BadInput, TrainingNamesAnEmptyTextAndAVocabularyBelowTheBytes) {
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::text::train_bpe("", 300); },
-                                             "the training text is empty"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::text::train_bpe("text", 255); },
-                                             "vocab_size = 255"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([] { attn::text::train_bpe("", 300); },
+                                                   "the training text is empty"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([] { attn::text::train_bpe("text", 255); },
+                                                   "vocab_size = 255"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [] { attn::text::train_bpe("text", std::size_t{1} << 32); }, "vocab_size = 4294967296"));
 }
 
 TEST(BadInput, DecodeNamesAnIdOutsideTheVocabulary) {
   const BpeTokenizer bpe({{'a', 'b'}});
   EXPECT_EQ(bpe.decode(std::vector<TokenId>{256, 'c'}), "abc");
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] {
         bpe.decode(std::vector<TokenId>{'a', 257});
       },
       "token 257 at position 1 is outside the vocabulary of 257 tokens"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { bpe.token_bytes(300); },
-                                             "token 300 is outside the vocabulary of 257 tokens"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { bpe.token_bytes(300); }, "token 300 is outside the vocabulary of 257 tokens"));
 }
 
 TEST(BadInput, MergesMustUseTokensAlreadyMadeAndNotRepeat) {
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [] {
         BpeTokenizer({{'a', 'b'}, {257, 'c'}});
       },
       "merge 1 (257, 99) uses a token not yet made: it may use ids 0 to 256"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>(
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [] {
         BpeTokenizer({{'a', 'b'}, {'a', 'b'}});
       },

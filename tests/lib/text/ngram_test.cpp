@@ -169,16 +169,17 @@ TEST(NgramModel, MatchesTheDirectCountingOfThePythonReference) {
 
 TEST(NgramModel, RefusesAnOrderBelowOneAndEmptyTexts) {
   using attn_bad_input::ThrowsNaming;
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::text::NgramModel(0, "abc"); },
-                                             "the order must be at least 1, not 0"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::text::NgramModel(-2, "abc"); }, "not -2"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([] { attn::text::NgramModel(3, ""); },
-                                             "the training text is empty"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([] { attn::text::NgramModel(0, "abc"); },
+                                                   "the order must be at least 1, not 0"));
+  EXPECT_TRUE(
+      ThrowsNaming<attn::math::InputError>([] { attn::text::NgramModel(-2, "abc"); }, "not -2"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([] { attn::text::NgramModel(3, ""); },
+                                                   "the training text is empty"));
   const attn::text::NgramModel model(3, "abc");
   EXPECT_TRUE(
-      ThrowsNaming<attn::InputError>([&] { model.bits_per_byte(""); }, "the text is empty"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { model.discount(0); }, "order 0"));
-  EXPECT_TRUE(ThrowsNaming<attn::InputError>([&] { model.discount(4); }, "between 1 and 3"));
+      ThrowsNaming<attn::math::InputError>([&] { model.bits_per_byte(""); }, "the text is empty"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { model.discount(0); }, "order 0"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { model.discount(4); }, "between 1 and 3"));
 }
 
 }  // namespace

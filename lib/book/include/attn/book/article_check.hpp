@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+namespace attn::book {
 
 /// \brief Collects a chapter's checks against its article and reports them as one verdict.
 class ArticleChecks {
@@ -93,4 +93,4 @@ class ArticleChecks {
   int numeric_checks_ = 0;
 };
 
-}  // namespace attn
+}  // namespace attn::book

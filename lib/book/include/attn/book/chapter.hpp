@@ -20,7 +20,8 @@ namespace CLI {
 class App;  // CLI11's parser; a chapter that adds options includes <CLI/CLI.hpp> itself
 }
 
-namespace attn {
+/// \brief The book layer: what makes a program a chapter (runner, article checks, tables, figures).
+namespace attn::book {
 
 /// \brief The name and one-line summary a chapter shows in `--help`.
 struct ChapterInfo {
@@ -94,4 +95,4 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, const ChapterOpt
 /// \return the process exit code.
 int run_chapter(int argc, char** argv, const ChapterInfo& info, const Story& story);
 
-}  // namespace attn
+}  // namespace attn::book

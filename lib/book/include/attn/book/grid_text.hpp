@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+namespace attn::book {
 
 /// \brief A grid as a table: keys across the top, one row per query.
 ///
@@ -89,4 +89,4 @@ std::vector<std::string> split_words(const std::string& sentence);
 /// \throws std::invalid_argument listing the valid tokens if \p token is not one of them.
 arma::uword token_index(const std::vector<std::string>& tokens, const std::string& token);
 
-}  // namespace attn
+}  // namespace attn::book

@@ -9,7 +9,8 @@
 /// are in plot.hpp (weight_palette()).
 #pragma once
 
-namespace attn::colour {
+/// \brief The book's colours, by name (ColorBrewer's), for every figure.
+namespace attn::book::colour {
 
 inline constexpr const char* red = "#d6604d";           ///< the thing under study.
 inline constexpr const char* blue = "#2166ac";          ///< what it is compared with.
@@ -29,4 +30,4 @@ inline constexpr const char* light_green = "#a6dba0";   ///< a tint of teal.
 inline constexpr const char* black = "#000000";         ///< text on a light cell.
 inline constexpr const char* white = "#ffffff";         ///< text on a dark cell.
 
-}  // namespace attn::colour
+}  // namespace attn::book::colour

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+namespace attn::book {
 
 /// \brief Where and whether figures are drawn.
 struct PlotOptions {
@@ -213,4 +213,4 @@ std::vector<std::string> tick_labels(std::size_t count, std::size_t every);
 /// \param program a program name such as `"gnuplot"`. \return its path, or empty if absent.
 std::filesystem::path find_on_path(const std::string& program);
 
-}  // namespace attn
+}  // namespace attn::book

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace attn {
+namespace attn::book {
 
 /// \brief Resident memory, in bytes.
 struct Resident {
@@ -23,4 +23,4 @@ Resident resident_memory();
 /// \throws std::runtime_error if the kernel refuses (the peak would then count from the start).
 void reset_peak_resident();
 
-}  // namespace attn
+}  // namespace attn::book

@@ -1,9 +1,9 @@
 /// \file
-/// \brief The fast form of streaming attention: attn::streaming_attention()'s online softmax,
+/// \brief The fast form of streaming attention: attn::math::streaming_attention()'s online softmax,
 ///        with BLAS GEMMs on blocks in place, a vectorised exponential and OpenMP threads, in
 ///        double and in single precision.
 ///
-/// The math layer's attn::streaming_attention() is the readable reference of the recurrence;
+/// The math layer's attn::math::streaming_attention() is the readable reference of the recurrence;
 /// this is the same recurrence written for speed, and its tests hold it to that reference.
 /// It is the only library code that calls BLAS directly, starts threads or is compiled
 /// for particular CPUs (on x86 once for AVX-512, once for AVX2 with FMA and once for any
@@ -15,9 +15,10 @@
 
 #include <armadillo>
 
+/// \brief The fast layer: streaming attention written for speed (BLAS, OpenMP, vector kernels).
 namespace attn::fast {
 
-/// \brief attn::streaming_attention(), fast: the same arguments, checks and result (within
+/// \brief attn::math::streaming_attention(), fast: the same arguments, checks and result (within
 ///        rounding, \f$10^{-12}\f$ relative).
 ///
 /// In the block of keys where the queries of a block see different numbers of keys (along a
@@ -33,10 +34,11 @@ namespace attn::fast {
 /// \param Q `(n × d_k)`. \param K `(m × d_k)`. \param V `(m × d_v)`. \param scale \f$c\f$.
 /// \param mask which keys each query may attend to. \param blocks the block sizes.
 /// \return the output and each row's log-sum-exp.
-/// \throws ShapeError and InputError exactly as attn::streaming_attention() does.
-StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, const arma::mat& V,
-                                       double scale, const StreamingMask& mask = {},
-                                       const StreamingBlocks& blocks = {});
+/// \throws ShapeError and InputError exactly as attn::math::streaming_attention() does.
+math::StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K,
+                                             const arma::mat& V, double scale,
+                                             const math::StreamingMask& mask = {},
+                                             const math::StreamingBlocks& blocks = {});
 
 /// \brief The block sizes single precision runs with unless told otherwise: 256 queries against
 ///        512 keys, whose scores take 512 KiB in `float` (double's default, 128 × 256, takes
@@ -49,7 +51,7 @@ StreamingAttention streaming_attention(const arma::mat& Q, const arma::mat& K, c
 /// blocks of Q, K, V and the output beside them a thread works on 896 KiB; on a core with less
 /// L2, a smaller block may be faster (pass one). In double precision no shape was faster than
 /// StreamingBlocks' default in every sweep, so double keeps it.
-inline constexpr StreamingBlocks kFloatBlocks{.queries = 256, .keys = 512};
+inline constexpr math::StreamingBlocks kFloatBlocks{.queries = 256, .keys = 512};
 
 /// \brief streaming_attention() in single precision, as attention usually runs: the scores,
 ///        their exponentials and the outputs in `float` (sgemm), each query's running maximum
@@ -69,10 +71,10 @@ inline constexpr StreamingBlocks kFloatBlocks{.queries = 256, .keys = 512};
 /// \throws ShapeError and InputError as the double-precision form does, in the same words; a
 ///         score \f$c\,q \cdot k\f$ that overflows `float` (beyond about
 ///         \f$3.4 \cdot 10^{38}\f$) is refused, as one that overflows `double` is.
-StreamingAttentionF streaming_attention(const arma::fmat& Q, const arma::fmat& K,
-                                        const arma::fmat& V, double scale,
-                                        const StreamingMask& mask = {},
-                                        const StreamingBlocks& blocks = kFloatBlocks);
+math::StreamingAttentionF streaming_attention(const arma::fmat& Q, const arma::fmat& K,
+                                              const arma::fmat& V, double scale,
+                                              const math::StreamingMask& mask = {},
+                                              const math::StreamingBlocks& blocks = kFloatBlocks);
 
 /// \brief \f$x_i \leftarrow e^{x_i - c}\f$ in place, returning \f$\sum_i e^{x_i - c}\f$: the
 ///        exponentials of one block of scores and their sum, in one loop the compiler

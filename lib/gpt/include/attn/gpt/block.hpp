@@ -7,15 +7,16 @@
 /// \f[ u = x + \mathrm{MultiHead}\big(\mathrm{LN}_1(x)\big), \qquad
 ///     x' = u + \mathrm{MLP}\big(\mathrm{LN}_2(u)\big). \f]
 /// The three passes share their code: the MLP half is one function for all three, and the
-/// cached step projects its one row with attn::affine(), the projection multi_head_attention()
-/// uses, so decoding cannot drift from the forward pass (the tests hold them within 1e-12).
+/// cached step projects its one row with attn::math::affine(), the projection
+/// multi_head_attention() uses, so decoding cannot drift from the forward pass (the tests hold them
+/// within 1e-12).
 #pragma once
 
 #include <attn/gpt/batch.hpp>
 #include <attn/gpt/model.hpp>
+#include <attn/math/kv_cache.hpp>
 #include <attn/math/layers.hpp>
 #include <attn/math/multi_head.hpp>
-#include <attn/math/streaming.hpp>
 
 #include <armadillo>
 
@@ -24,10 +25,10 @@
 namespace attn::gpt {
 
 /// \brief Dropout while training, the identity otherwise: at rate \f$p > 0\f$ with uniform
-///        draws, attn::dropout() of what it is given; with \f$p = 0\f$ or no draws, nothing.
+///        draws, attn::math::dropout() of what it is given; with \f$p = 0\f$ or no draws, nothing.
 struct Dropping {
-  double rate = 0.0;   ///< \f$p \in [0, 1)\f$.
-  UniformDraws draws;  ///< uniform draws in [0, 1), or empty to evaluate.
+  double rate = 0.0;         ///< \f$p \in [0, 1)\f$.
+  math::UniformDraws draws;  ///< uniform draws in [0, 1), or empty to evaluate.
   /// \brief \param values what the layer computed. \param keep receives the mask (left empty
   ///        when nothing is dropped). \return the values, dropped out or as they were.
   arma::mat apply(arma::mat values, arma::mat& keep) const;
@@ -35,15 +36,15 @@ struct Dropping {
 
 /// \brief One block's forward pass, kept for its backward pass.
 struct BlockForward {
-  arma::mat input;                   ///< `(N × d)`: \f$x\f$.
-  LayerNorm ln1;                     ///< the normalised input to attention.
-  std::vector<MultiHead> attention;  ///< per sequence: every head's weights and the output.
-  arma::mat attention_keep;          ///< the attention branch's dropout mask, or empty.
-  arma::mat middle;                  ///< `(N × d)`: \f$u\f$, after the attention branch is added.
-  LayerNorm ln2;                     ///< the normalised input to the MLP.
-  FeedForward mlp;                   ///< the MLP's values.
-  arma::mat mlp_keep;                ///< the MLP branch's dropout mask, or empty.
-  arma::mat output;                  ///< `(N × d)`: \f$x'\f$.
+  arma::mat input;                         ///< `(N × d)`: \f$x\f$.
+  math::LayerNorm ln1;                     ///< the normalised input to attention.
+  std::vector<math::MultiHead> attention;  ///< per sequence: every head's weights and the output.
+  arma::mat attention_keep;                ///< the attention branch's dropout mask, or empty.
+  arma::mat middle;       ///< `(N × d)`: \f$u\f$, after the attention branch is added.
+  math::LayerNorm ln2;    ///< the normalised input to the MLP.
+  math::FeedForward mlp;  ///< the MLP's values.
+  arma::mat mlp_keep;     ///< the MLP branch's dropout mask, or empty.
+  arma::mat output;       ///< `(N × d)`: \f$x'\f$.
 };
 
 /// \brief The block over packed sequences: every sequence attends to itself, causally.
@@ -76,7 +77,8 @@ BlockGradients block_backward(const BlockWeights& block, const BlockForward& for
 /// \param block the weights. \param x `(1 × d)`: the token's residual stream.
 /// \param caches one KVCache per head, holding the earlier tokens' keys and values.
 /// \return `(1 × d)`: \f$x'\f$.
-/// \throws ShapeError if there is not one cache per head, or as attn::KVCache does.
-arma::mat block_step(const BlockWeights& block, const arma::mat& x, std::vector<KVCache>& caches);
+/// \throws ShapeError if there is not one cache per head, or as attn::math::KVCache does.
+arma::mat block_step(const BlockWeights& block, const arma::mat& x,
+                     std::vector<math::KVCache>& caches);
 
 }  // namespace attn::gpt

@@ -1,13 +1,13 @@
 /// \file
 /// \brief The GPT's one decoder: text continued token by token through chapter 09's KV cache,
-///        each token chosen greedily (chapter 10) or drawn by attn::sample_token() from numpy's
-///        random stream (chapter 11: temperature, top-k, top-p), so that a seed reproduces the
-///        text.
+///        each token chosen greedily (chapter 10) or drawn by attn::math::sample_token() from
+///        numpy's random stream (chapter 11: temperature, top-k, top-p), so that a seed reproduces
+///        the text.
 #pragma once
 
 #include <attn/gpt/model.hpp>
+#include <attn/math/kv_cache.hpp>
 #include <attn/math/sampling.hpp>
-#include <attn/math/streaming.hpp>
 #include <attn/numpy/numpy_random.hpp>
 
 #include <armadillo>
@@ -46,7 +46,7 @@ class Decoder {
 
  private:
   const TransformerWeights* weights_;
-  std::vector<std::vector<KVCache>> caches_;  // [block][head]
+  std::vector<std::vector<math::KVCache>> caches_;  // [block][head]
   arma::uword length_ = 0;
 };
 
@@ -73,8 +73,8 @@ struct Continuation {
 /// \return the new tokens and how the window was used.
 /// \throws InputError if \p prompt is empty or holds a token outside the vocabulary.
 Continuation continue_text(const TransformerWeights& weights, const arma::uvec& prompt,
-                           std::size_t count, const SamplingOptions& options, numpy::Generator& rng,
-                           std::optional<arma::uword> stop = {});
+                           std::size_t count, const math::SamplingOptions& options,
+                           numpy::Generator& rng, std::optional<arma::uword> stop = {});
 
 /// \brief continue_text() choosing the most likely token each time (the first, on a tie),
 ///        with no random draw.

@@ -39,7 +39,7 @@ struct TransformerForward {
   arma::mat x0_keep;                 ///< the dropout mask of the embeddings' sum, or empty.
   arma::mat x0;                      ///< `(N × d)`: embeddings plus positions (dropped out).
   std::vector<BlockForward> blocks;  ///< one per block.
-  LayerNorm ln_f;                    ///< the final layer norm.
+  math::LayerNorm ln_f;              ///< the final layer norm.
   arma::mat logits;                  ///< `(N × V)`: \f$z\f$.
 };
 
@@ -57,7 +57,7 @@ struct TransformerForward {
 ///         shapes are named).
 TransformerForward transformer_forward(const TransformerWeights& weights, const arma::uvec& tokens,
                                        const arma::uvec& starts,
-                                       const UniformDraws& dropout_draws = {});
+                                       const math::UniformDraws& dropout_draws = {});
 
 /// \brief The backward pass: every weight's gradient, given \f$\partial L/\partial z\f$.
 ///
@@ -88,7 +88,7 @@ struct TransformerStep {
 /// \return the loss, the logits and the gradients.
 /// \throws InputError, ShapeError as transformer_forward() and cross_entropy() do.
 TransformerStep transformer_step(const TransformerWeights& weights, const PackedBatch& batch,
-                                 const UniformDraws& dropout_draws = {});
+                                 const math::UniformDraws& dropout_draws = {});
 
 /// \brief The logits for the token after each token of one sentence (causal mask, positions
 ///        from 0).

@@ -37,7 +37,7 @@
 #include <vector>
 
 /// \brief The GPT layer: the model of chapters 10 and 11, its training and its decoding, built
-///        on the readable math of attn (and attn::text for real text, attn::numpy for the
+///        on the readable math of attn::math (and attn::text for real text, attn::numpy for the
 ///        random stream).
 namespace attn::gpt {
 
@@ -57,12 +57,12 @@ struct TransformerConfig {
 
 /// \brief One block's weights.
 struct BlockWeights {
-  arma::rowvec ln1_gamma;      ///< `(1 × d)`: the layer norm before attention.
-  arma::rowvec ln1_beta;       ///< `(1 × d)`.
-  MultiHeadWeights attention;  ///< four `(d × d)` matrices and four `(1 × d)` biases.
-  arma::rowvec ln2_gamma;      ///< `(1 × d)`: the layer norm before the MLP.
-  arma::rowvec ln2_beta;       ///< `(1 × d)`.
-  FeedForwardWeights mlp;      ///< `W1: (d × d_ff)`, `W2: (d_ff × d)` and their biases.
+  arma::rowvec ln1_gamma;            ///< `(1 × d)`: the layer norm before attention.
+  arma::rowvec ln1_beta;             ///< `(1 × d)`.
+  math::MultiHeadWeights attention;  ///< four `(d × d)` matrices and four `(1 × d)` biases.
+  arma::rowvec ln2_gamma;            ///< `(1 × d)`: the layer norm before the MLP.
+  arma::rowvec ln2_beta;             ///< `(1 × d)`.
+  math::FeedForwardWeights mlp;      ///< `W1: (d × d_ff)`, `W2: (d_ff × d)` and their biases.
 };
 
 /// \brief All of a model's weights. The same type holds their gradients.

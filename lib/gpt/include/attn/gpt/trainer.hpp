@@ -47,8 +47,8 @@ struct TrainingSettings {
 ///        warm-up runs at \f$\eta_{\max}(t + 1)/(W + 1)\f$ (so the first step is not taken at
 ///        rate 0), then the rate falls from \f$\eta_{\max}\f$ to \f$\eta_{\min}\f$ along a
 ///        cosine until the last step; with equal rates it is constant.
-/// \param settings the run. \return the schedule (attn::learning_rate() reads it).
-WarmupCosine schedule_of(const TrainingSettings& settings);
+/// \param settings the run. \return the schedule (attn::math::learning_rate() reads it).
+math::WarmupCosine schedule_of(const TrainingSettings& settings);
 
 /// \brief One point of the learning curves.
 struct CurvePoint {
@@ -62,7 +62,7 @@ struct CurvePoint {
 /// \brief Where a run stands: all a checkpoint keeps.
 struct TrainingState {
   TransformerWeights weights;     ///< the model.
-  AdamWState optimizer;           ///< AdamW's moments and step count.
+  math::AdamWState optimizer;     ///< AdamW's moments and step count.
   std::int64_t step = 0;          ///< steps taken.
   numpy::UInt128 rng_state;       ///< the random stream's position...
   numpy::UInt128 rng_increment;   ///< ...and its increment.

@@ -10,14 +10,18 @@
 
 #include <armadillo>
 
-/// \brief The book's library: every formula the chapters use, each with its equation and shapes.
+/// \brief The book's library, one namespace per layer (attn::math, attn::fast, attn::text,
+///        attn::numpy, attn::gpt, attn::book), and each chapter's own material (attn::chNN).
+namespace attn {}
+
+/// \brief The math layer: every formula the chapters use, each with its equation and shapes.
 ///
 /// Tokens are rows, queries index the rows of a score grid and keys its columns, and softmax
 /// runs along rows. Functions check their input and throw ShapeError or InputError with a
 /// message that names the operands and their shapes: an empty operand, a NaN, an infinity or
 /// mismatched shapes is an error. Not every result is checked: finite inputs large enough to
 /// overflow can still give an infinity or a NaN, for instance in project()'s products.
-namespace attn {
+namespace attn::math {
 
 /// \brief Everything one attention pass produces, for \f$n\f$ queries and \f$m\f$ keys.
 struct Attention {
@@ -152,4 +156,4 @@ Attention self_attention(const arma::mat& X, const Projections& W);
 /// \throws InputError if \p grid holds a NaN or an infinity.
 arma::uword strongest_other(const arma::mat& grid, arma::uword query);
 
-}  // namespace attn
+}  // namespace attn::math

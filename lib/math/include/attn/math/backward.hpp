@@ -12,7 +12,7 @@
 
 #include <armadillo>
 
-namespace attn {
+namespace attn::math {
 
 /// \brief The Jacobian of softmax for one row of weights: \f$ J = \mathrm{diag}(w) - w^\top w \f$.
 ///
@@ -108,4 +108,4 @@ Projections projections_backward(const arma::mat& X, const AttentionGradients& g
 SelfAttentionGradients self_attention_backward(const arma::mat& X, const Projections& W,
                                                const arma::mat& dZ);
 
-}  // namespace attn
+}  // namespace attn::math

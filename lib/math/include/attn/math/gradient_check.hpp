@@ -8,7 +8,7 @@
 
 #include <functional>
 
-namespace attn {
+namespace attn::math {
 
 /// \brief The worst disagreement between an analytic gradient and finite differences.
 struct GradientCheck {
@@ -36,4 +36,4 @@ struct GradientCheck {
 GradientCheck check_gradient(const std::function<double(const arma::mat&)>& loss,
                              const arma::mat& x, const arma::mat& analytic, double h = 1e-5);
 
-}  // namespace attn
+}  // namespace attn::math

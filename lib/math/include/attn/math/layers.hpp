@@ -8,7 +8,7 @@
 
 #include <functional>
 
-namespace attn {
+namespace attn::math {
 
 /// \brief What layer_norm() computes, with what its backward pass needs.
 struct LayerNorm {
@@ -142,4 +142,4 @@ struct Dropout {
 /// \throws InputError if \p p is outside [0, 1) (or NaN), or a draw is outside [0, 1).
 Dropout dropout(const arma::mat& x, double p, const UniformDraws& uniform);
 
-}  // namespace attn
+}  // namespace attn::math

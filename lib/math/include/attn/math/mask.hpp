@@ -16,7 +16,7 @@
 
 #include <string>
 
-namespace attn {
+namespace attn::math {
 
 /// \brief For every query \f$i\f$ and key \f$j\f$, whether query \f$i\f$ may attend to key \f$j\f$.
 class Mask {
@@ -96,4 +96,4 @@ class Mask {
 ///         (tests/data/torch_fully_masked.txt).
 arma::mat masked_softmax_rows(const arma::mat& scores, const Mask& mask);
 
-}  // namespace attn
+}  // namespace attn::math

@@ -22,7 +22,7 @@
 
 #include <vector>
 
-namespace attn {
+namespace attn::math {
 
 /// \brief The weights of one multi-head attention layer.
 struct MultiHeadWeights {
@@ -122,4 +122,4 @@ MultiHeadGradients multi_head_backward(const arma::mat& query, const arma::mat& 
                                        const arma::mat& value, const MultiHeadWeights& W,
                                        const MultiHead& forward, const arma::mat& d_output);
 
-}  // namespace attn
+}  // namespace attn::math

@@ -7,8 +7,8 @@
 /// One training step, in the order PyTorch's loop does it:
 /// \code
 ///   std::vector<arma::mat> gradients = ...;                    // backward pass
-///   const double norm = attn::clip_grad_norm(gradients, 1.0);  // log it: spikes show here
-///   optimizer.step(parameters, gradients, attn::learning_rate(schedule, step));
+///   const double norm = attn::math::clip_grad_norm(gradients, 1.0);  // log it: spikes show here
+///   optimizer.step(parameters, gradients, attn::math::learning_rate(schedule, step));
 /// \endcode
 #pragma once
 
@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace attn {
+namespace attn::math {
 
 /// \brief Everything AdamW remembers between steps: what a checkpoint saves.
 ///
@@ -99,7 +99,7 @@ class AdamW {
 
 /// \brief A learning-rate schedule: a linear warm-up, then a cosine decay to a minimum.
 ///
-/// Written with designated initialisers: `attn::WarmupCosine{.peak = 6e-4, .minimum = 6e-5,
+/// Written with designated initialisers: `attn::math::WarmupCosine{.peak = 6e-4, .minimum = 6e-5,
 /// .warmup_steps = 10, .total_steps = 40, .start_factor = 1.0 / 11}`.
 struct WarmupCosine {
   double peak = 0.0;              ///< \f$\eta_{\max}\f$, reached at the end of the warm-up.
@@ -160,4 +160,4 @@ double learning_rate(const WarmupCosine& schedule, std::int64_t step);
 ///         entries NaN).
 double clip_grad_norm(std::vector<arma::mat>& gradients, double max_norm);
 
-}  // namespace attn
+}  // namespace attn::math

@@ -13,7 +13,7 @@
 
 #include <armadillo>
 
-namespace attn {
+namespace attn::math {
 
 /// \brief The sinusoidal position encoding of positions \f$0 \dots n-1\f$.
 ///
@@ -121,4 +121,4 @@ double rotary_layout_error(const arma::mat& Q, const arma::mat& K, const arma::v
                            const arma::vec& k_positions);
 /// @}
 
-}  // namespace attn
+}  // namespace attn::math

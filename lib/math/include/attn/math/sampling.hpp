@@ -14,7 +14,7 @@
 
 #include <armadillo>
 
-namespace attn {
+namespace attn::math {
 
 /// \brief How next_token_distribution() shapes the model's distribution; the defaults change
 ///        nothing (plain softmax of the logits).
@@ -89,4 +89,4 @@ arma::rowvec next_token_distribution(const arma::rowvec& logits,
 ///         (its column is named) or does not sum to 1, or if \p u is not in \f$[0, 1)\f$.
 arma::uword sample_token(const arma::rowvec& probabilities, double u);
 
-}  // namespace attn
+}  // namespace attn::math

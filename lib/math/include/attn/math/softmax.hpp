@@ -8,7 +8,7 @@
 
 #include <armadillo>
 
-namespace attn {
+namespace attn::math {
 
 /// \brief Row-wise softmax, each row on its own, computed stably.
 ///
@@ -43,4 +43,4 @@ arma::rowvec softmax(const arma::rowvec& scores);
 /// \throws InputError if \p scores is empty or holds a NaN or an infinity.
 arma::mat softmax_whole(const arma::mat& scores);
 
-}  // namespace attn
+}  // namespace attn::math

@@ -17,9 +17,7 @@
 
 #include <armadillo>
 
-#include <vector>
-
-namespace attn {
+namespace attn::math {
 
 /// \brief Which keys a query may attend to, described by rule rather than by a grid (a grid
 ///        for \f$n = 65536\f$ would itself take gigabytes).
@@ -93,22 +91,6 @@ void require_no_overflow(const StreamingAttention& result);
 /// \throws InputError if the output or a log-sum-exp is not finite.
 void require_no_overflow(const StreamingAttentionF& result);
 
-/// \brief Bytes of memory, by formula, of attention on `n` queries and `m` keys.
-struct AttentionMemory {
-  /// attend(): the scores, their exponentials and the weights, \f$3\,n\,m\f$ doubles.
-  double reference_grids = 0.0;
-  /// streaming_attention(): Q, K, V and Z, \f$(n + m)\,d_k + (m + n)\,d_v\f$ doubles.
-  double streaming_data = 0.0;
-  /// streaming_attention(), per thread: one block of scores, queries × keys doubles.
-  double streaming_block = 0.0;
-};
-
-/// \brief What attend() and streaming_attention() hold, by formula.
-/// \param n queries. \param m keys. \param d_k,d_v widths. \param blocks the block sizes.
-/// \return the three figures, in bytes; a size of 0 gives 0 bytes. Never throws.
-AttentionMemory attention_memory(arma::uword n, arma::uword m, arma::uword d_k, arma::uword d_v,
-                                 const StreamingBlocks& blocks = {});
-
 /// \brief Attention over all the keys from attention over two disjoint sets of them: how
 ///        several machines, each holding some of the keys, combine their results.
 ///
@@ -122,78 +104,4 @@ AttentionMemory attention_memory(arma::uword n, arma::uword m, arma::uword d_k, 
 ///         an infinity (it is named).
 StreamingAttention merge(const StreamingAttention& a, const StreamingAttention& b);
 
-/// \brief The work the streaming pass does on one block of keys for one block of queries.
-enum class BlockWork : arma::uword {
-  skipped = 0,        ///< every pair in it is masked: never computed.
-  partly_masked = 1,  ///< computed, with its masked scores set to \f$-\infty\f$.
-  whole = 2,          ///< computed, nothing masked.
-};
-
-/// \brief The plan of a streaming pass: for each block of queries (rows) and block of keys
-///        (columns), the BlockWork done there, as its number.
-/// \param n queries. \param keys keys. \param mask the rule. \param blocks the block sizes.
-/// \return `(⌈n / blocks.queries⌉ × ⌈keys / blocks.keys⌉)`.
-/// \throws InputError if a size or block size is 0.
-arma::umat streaming_schedule(arma::uword n, arma::uword keys, const StreamingMask& mask,
-                              const StreamingBlocks& blocks = {});
-
-/// \brief One step of the online softmax for one query, for showing the recurrence by hand.
-struct OnlineStep {
-  double m;        ///< the running maximum after the block.
-  double l;        ///< the running sum \f$\ell\f$ after the block.
-  arma::rowvec O;  ///< the unnormalised output after the block, `(1 × d_v)`.
-};
-
-/// \brief The online softmax of one row of scores against \p V, block by block.
-/// \param scores `(1 × m)`. \param V `(m × d_v)`. \param block keys per block.
-/// \return one step per block; the output is `back().O / back().l`.
-/// \throws ShapeError if \p V does not have one row per score.
-/// \throws InputError if \p scores is empty or \p scores or \p V holds a NaN or an infinity
-///         (it is named), or if \p block is 0.
-std::vector<OnlineStep> online_softmax_steps(const arma::rowvec& scores, const arma::mat& V,
-                                             arma::uword block);
-
-/// \brief The keys and values of the tokens decoded so far, so that each new token attends
-///        with one query instead of recomputing the whole sentence.
-///
-/// Step \f$t\f$ appends \f$k_t, v_t\f$ and computes
-/// \f$z_t = \mathrm{softmax}(c\, q_t K_{\le t}^\top)\, V_{\le t}\f$: \f$O(t\,d)\f$ work, and row
-/// \f$t\f$ of full causal attention. Storage grows by doubling.
-/// \tparam eT `double` (KVCache) or `float` (KVCacheF): the precision of what is stored and
-///         computed.
-template <typename eT>
-class BasicKVCache {
- public:
-  /// A row of keys, values, queries or outputs in this precision.
-  using Row = arma::Row<eT>;
-  /// \brief An empty cache. \param d_k key width. \param d_v value width.
-  /// \throws InputError if a width is 0.
-  BasicKVCache(arma::uword d_k, arma::uword d_v);
-  /// \brief Stores one token's key and value. \param k `(1 × d_k)`. \param v `(1 × d_v)`.
-  /// \throws ShapeError if a width differs.
-  /// \throws InputError if \p k or \p v holds a NaN or an infinity.
-  void append(const Row& k, const Row& v);
-  /// \brief The number of tokens cached. \return \f$t\f$.
-  arma::uword size() const { return size_; }
-  /// \brief One query against every cached key.
-  /// \param q `(1 × d_k)`. \param scale \f$c\f$.
-  /// \return \f$z = \mathrm{softmax}(c\, q K^\top) V\f$, `(1 × d_v)`.
-  /// \throws InputError if the cache is empty, \p q holds a NaN or an infinity, \p scale is not
-  ///         finite or a score overflows to infinity.
-  /// \throws ShapeError if \p q is not as wide as the keys.
-  Row attend(const Row& q, double scale) const;
-
- private:
-  arma::Mat<eT> K_, V_;  // rows [0, size_) are in use
-  arma::uword size_ = 0;
-};
-
-/// The KV cache in double precision.
-using KVCache = BasicKVCache<double>;
-/// The KV cache in single precision.
-using KVCacheF = BasicKVCache<float>;
-
-extern template class BasicKVCache<double>;
-extern template class BasicKVCache<float>;
-
-}  // namespace attn
+}  // namespace attn::math

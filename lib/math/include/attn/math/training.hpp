@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+namespace attn::math {
 
 /// \brief One sentence and the token that one of its queries should attend to.
 struct AttentionExample {
@@ -45,4 +45,4 @@ struct LossGradient {
 LossGradient attention_target_loss(const std::vector<AttentionExample>& examples,
                                    const arma::mat& W_Q, const arma::mat& W_K, double weight_decay);
 
-}  // namespace attn
+}  // namespace attn::math

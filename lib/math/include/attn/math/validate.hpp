@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace attn {
+namespace attn::math {
 
 /// Two operands whose shapes cannot be combined; the message names both shapes.
 class ShapeError : public std::invalid_argument {
@@ -28,7 +28,7 @@ class InputError : public std::invalid_argument {
 // Each matrix check is one template, compiled in validate.cpp for the two element types the
 // library uses: double (`arma::mat`, `arma::vec`) and float (`arma::fmat`, `arma::fvec`). Pass a
 // matrix or a vector; a sub-view (`X.rows(0, 1)`, `X.col(j)`) or an expression (`X * W`) is
-// evaluated into one first: `attn::shape_of(arma::mat(X.rows(0, 1)))`.
+// evaluated into one first: `attn::math::shape_of(arma::mat(X.rows(0, 1)))`.
 
 /// \brief A matrix's shape written as in the docs, rows first: `(3 × 2)`.
 /// \tparam eT `double` or `float`.
@@ -79,4 +79,4 @@ template <typename eT>
 void require_same_rows(std::string_view op, std::string_view a_name, const arma::Mat<eT>& a,
                        std::string_view b_name, const arma::Mat<eT>& b);
 
-}  // namespace attn
+}  // namespace attn::math

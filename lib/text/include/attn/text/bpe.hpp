@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+/// \brief The text layer: real text as a model reads it (a byte-level BPE tokenizer, byte n-grams).
 namespace attn::text {
 
 /// A token's id: 0 to 255 are the bytes, 256 onwards the merges in the order they were learned.

@@ -7,7 +7,8 @@
 
 #include <vector>
 
-namespace attn {
+/// \brief Chapter 05's own material: measurements of what the 1/√d_k scale changes.
+namespace attn::ch05 {
 
 /// \brief How far a sample of dot products \f$q \cdot k\f$ spreads around 0.
 struct Spread {
@@ -76,12 +77,4 @@ struct Saturation {
 /// \throws ShapeError if a query and its keys differ in width.
 Saturation measure_saturation(const std::vector<Probe>& probes);
 
-/// \brief How far \p ours is from \p reference, one number for matrices of any size:
-///        \f$\max_{ij} |a_{ij} - b_{ij}| \,/\, \max(1, \max_{ij} |b_{ij}|)\f$, relative to the
-///        reference's largest entry (absolute when that is below 1).
-/// \param ours,reference matrices of one shape. \return the gap.
-/// \throws ShapeError if the shapes differ (both are named).
-/// \throws InputError if they are empty or either holds a NaN or an infinity.
-double relative_gap(const arma::mat& ours, const arma::mat& reference);
-
-}  // namespace attn
+}  // namespace attn::ch05

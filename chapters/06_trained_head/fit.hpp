@@ -2,13 +2,13 @@
 /// \brief Training one head's query and key matrices with Adam until the gradient vanishes.
 #pragma once
 
-#include "attn/math/training.hpp"
+#include <attn/math/training.hpp>
 
 #include <armadillo>
 
 #include <vector>
 
-namespace attn {
+namespace attn::ch06 {
 
 /// \brief Everything that decides a training run, fixed before it starts.
 struct FitSettings {
@@ -35,7 +35,7 @@ struct HeadFit {
 /// \param g a loss and its gradients `(d_model × d_k)` each.
 /// \return \f$\lVert \nabla L \rVert\f$; 0 for empty gradients.
 /// \throws InputError if `dW_Q` or `dW_K` holds a NaN or an infinity.
-double gradient_norm(const LossGradient& g);
+double gradient_norm(const math::LossGradient& g);
 
 /// \brief Trains \f$W_Q, W_K\f$ with Adam to lower attention_target_loss():
 ///
@@ -55,7 +55,7 @@ double gradient_norm(const LossGradient& g);
 ///         learning rate among them), or if `stop_gradient` is NaN or negative or `max_steps`
 ///         negative.
 /// \throws ShapeError as attention_target_loss() does.
-HeadFit fit_head(const std::vector<AttentionExample>& examples, arma::mat W_Q, arma::mat W_K,
+HeadFit fit_head(const std::vector<math::AttentionExample>& examples, arma::mat W_Q, arma::mat W_K,
                  const FitSettings& settings);
 
-}  // namespace attn
+}  // namespace attn::ch06

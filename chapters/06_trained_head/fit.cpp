@@ -1,33 +1,34 @@
-#include "attn/math/fit.hpp"
+#include "fit.hpp"
 
-#include "attn/math/optimizer.hpp"
-#include "attn/math/validate.hpp"
+#include <attn/math/optimizer.hpp>
+#include <attn/math/validate.hpp>
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <utility>
 
-namespace attn {
+namespace attn::ch06 {
 
-double gradient_norm(const LossGradient& g) {
-  require_finite("dW_Q", g.dW_Q);
-  require_finite("dW_K", g.dW_K);
+double gradient_norm(const math::LossGradient& g) {
+  math::require_finite("dW_Q", g.dW_Q);
+  math::require_finite("dW_K", g.dW_K);
   return std::sqrt(arma::accu(arma::square(g.dW_Q)) + arma::accu(arma::square(g.dW_K)));
 }
 
-HeadFit fit_head(const std::vector<AttentionExample>& examples, arma::mat W_Q, arma::mat W_K,
+HeadFit fit_head(const std::vector<math::AttentionExample>& examples, arma::mat W_Q, arma::mat W_K,
                  const FitSettings& settings) {
   if (std::isnan(settings.stop_gradient) || settings.stop_gradient < 0 || settings.max_steps < 0)
-    throw InputError(
+    throw math::InputError(
         fmt::format("fit_head: stop_gradient = {} and max_steps = {} must be at "
                     "least 0",
                     settings.stop_gradient, settings.max_steps));
   //! [fit-head]
   HeadFit fit;
-  AdamW adam({false, false});  // Adam: AdamW with no parameter decayed
+  math::AdamW adam({false, false});  // Adam: AdamW with no parameter decayed
   for (int step = 0;; ++step) {
-    const LossGradient g = attention_target_loss(examples, W_Q, W_K, settings.weight_decay);
+    const math::LossGradient g =
+        math::attention_target_loss(examples, W_Q, W_K, settings.weight_decay);
     fit.losses.push_back(g.loss);
     fit.final_gradient = gradient_norm(g);
     fit.converged = fit.final_gradient < settings.stop_gradient;
@@ -41,4 +42,4 @@ HeadFit fit_head(const std::vector<AttentionExample>& examples, arma::mat W_Q, a
   //! [fit-head]
 }
 
-}  // namespace attn
+}  // namespace attn::ch06

@@ -1,0 +1,53 @@
+/// \file
+/// \brief The KV cache: a decoder's keys and values so far, so that each new token attends
+///        with one query (chapter 09 shows it; attn::gpt's decoder steps through it).
+#pragma once
+
+#include <armadillo>
+
+namespace attn::math {
+
+/// \brief The keys and values of the tokens decoded so far, so that each new token attends
+///        with one query instead of recomputing the whole sentence.
+///
+/// Step \f$t\f$ appends \f$k_t, v_t\f$ and computes
+/// \f$z_t = \mathrm{softmax}(c\, q_t K_{\le t}^\top)\, V_{\le t}\f$: \f$O(t\,d)\f$ work, and row
+/// \f$t\f$ of full causal attention. Storage grows by doubling.
+/// \tparam eT `double` (KVCache) or `float` (KVCacheF): the precision of what is stored and
+///         computed.
+template <typename eT>
+class BasicKVCache {
+ public:
+  /// A row of keys, values, queries or outputs in this precision.
+  using Row = arma::Row<eT>;
+  /// \brief An empty cache. \param d_k key width. \param d_v value width.
+  /// \throws InputError if a width is 0.
+  BasicKVCache(arma::uword d_k, arma::uword d_v);
+  /// \brief Stores one token's key and value. \param k `(1 × d_k)`. \param v `(1 × d_v)`.
+  /// \throws ShapeError if a width differs.
+  /// \throws InputError if \p k or \p v holds a NaN or an infinity.
+  void append(const Row& k, const Row& v);
+  /// \brief The number of tokens cached. \return \f$t\f$.
+  arma::uword size() const { return size_; }
+  /// \brief One query against every cached key.
+  /// \param q `(1 × d_k)`. \param scale \f$c\f$.
+  /// \return \f$z = \mathrm{softmax}(c\, q K^\top) V\f$, `(1 × d_v)`.
+  /// \throws InputError if the cache is empty, \p q holds a NaN or an infinity, \p scale is not
+  ///         finite or a score overflows to infinity.
+  /// \throws ShapeError if \p q is not as wide as the keys.
+  Row attend(const Row& q, double scale) const;
+
+ private:
+  arma::Mat<eT> K_, V_;  // rows [0, size_) are in use
+  arma::uword size_ = 0;
+};
+
+/// The KV cache in double precision.
+using KVCache = BasicKVCache<double>;
+/// The KV cache in single precision.
+using KVCacheF = BasicKVCache<float>;
+
+extern template class BasicKVCache<double>;
+extern template class BasicKVCache<float>;
+
+}  // namespace attn::math

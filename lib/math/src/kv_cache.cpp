@@ -1,0 +1,52 @@
+#include "attn/math/kv_cache.hpp"
+
+#include "attn/math/validate.hpp"
+
+#include <fmt/format.h>
+
+namespace attn::math {
+
+template <typename eT>
+BasicKVCache<eT>::BasicKVCache(arma::uword d_k, arma::uword d_v) : K_(16, d_k), V_(16, d_v) {
+  if (d_k == 0 || d_v == 0)
+    throw InputError("a KV cache needs keys and values at least 1 wide");
+}
+
+template <typename eT>
+void BasicKVCache<eT>::append(const Row& k, const Row& v) {
+  if (k.n_elem != K_.n_cols || v.n_elem != V_.n_cols)
+    throw ShapeError(fmt::format("KV cache of widths {} and {}: a key of {} and a value of {}",
+                                 K_.n_cols, V_.n_cols, k.n_elem, v.n_elem));
+  require_finite("the key", k);
+  require_finite("the value", v);
+  if (size_ == K_.n_rows) {  // full: double the storage
+    K_.resize(2 * K_.n_rows, K_.n_cols);
+    V_.resize(2 * V_.n_rows, V_.n_cols);
+  }
+  K_.row(size_) = k;
+  V_.row(size_) = v;
+  ++size_;
+}
+
+template <typename eT>
+typename BasicKVCache<eT>::Row BasicKVCache<eT>::attend(const Row& q, double scale) const {
+  if (size_ == 0)
+    throw InputError("the KV cache is empty: append a key and a value first");
+  if (q.n_elem != K_.n_cols)
+    throw ShapeError(fmt::format("a query of {} against keys of width {}", q.n_elem, K_.n_cols));
+  require_finite("the query", q);
+  require_finite("KVCache::attend: the scale", scale);
+  const auto c = static_cast<eT>(scale);  // in the cache's precision
+  //! [kv-cache]
+  const Row s = c * (q * K_.rows(0, size_ - 1).t());  // (1 × t): O(t·d)
+  const Row e = arma::exp(s - s.max());
+  const Row z = (e * V_.rows(0, size_ - 1)) / arma::accu(e);  // (1 × d_v)
+  //! [kv-cache]
+  require_finite("the scores c q K^T", s);  // finite inputs can still overflow
+  return z;
+}
+
+template class BasicKVCache<double>;
+template class BasicKVCache<float>;
+
+}  // namespace attn::math
