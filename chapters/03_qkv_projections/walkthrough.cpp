@@ -159,7 +159,7 @@ std::string walk_page_data(const std::string& sentence, const std::vector<TokenW
     return Json{{"text", text},
                 {"value", value},
                 {"colour", book::weight_colour(value)},
-                {"ink", book::dark_weight(value) ? colour::white : colour::black}};
+                {"ink", book::dark_weight(value) ? book::colour::white : book::colour::black}};
   };
   Json palette = Json::array();
   for (const book::ColourStop& stop : book::weight_palette())

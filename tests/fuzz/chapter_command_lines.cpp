@@ -4,10 +4,10 @@
 //
 // Each chapter's main.cpp is compiled into this program unchanged, with two names swapped by
 // the preprocessor (tests/fuzz/CMakeLists.txt): its `main` becomes chapter_NN_main, and its call
-// to attn::book::run_chapter() becomes a call to attn::parse_only() below, which parses the command
-// line exactly as run_chapter() does and then returns instead of telling the story. The table of
-// chapters, attn::fuzz::kChapters, is generated from the chapters registered with add_chapter()
-// (chapter_programs.hpp.in).
+// to attn::book::run_chapter() becomes a call to attn::book::parse_only() below, which parses the
+// command line exactly as run_chapter() does and then returns instead of telling the story. The
+// table of chapters, attn::fuzz::kChapters, is generated from the chapters registered with
+// add_chapter() (chapter_programs.hpp.in).
 //
 // Input: the first byte picks the chapter; the rest is the arguments, separated by newlines or
 // NUL bytes. The promise checked: every command line ends in exit code 0 (--help, or a command
@@ -25,20 +25,20 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+namespace attn::book {
 
 // What a chapter's call to run_chapter() becomes here: the command line, parsed; no story.
-int parse_only(int argc, char** argv, const book::ChapterInfo& info,
-               const book::ChapterOptions& options, const book::Story& /*story*/) {
-  book::PlotOptions plots;
-  return book::parse_command_line(argc, argv, info, options, plots).value_or(0);
+int parse_only(int argc, char** argv, const ChapterInfo& info, const ChapterOptions& options,
+               const Story& /*story*/) {
+  PlotOptions plots;
+  return parse_command_line(argc, argv, info, options, plots).value_or(0);
 }
 
-int parse_only(int argc, char** argv, const book::ChapterInfo& info, const book::Story& story) {
-  return parse_only(argc, argv, info, book::ChapterOptions{}, story);
+int parse_only(int argc, char** argv, const ChapterInfo& info, const Story& story) {
+  return parse_only(argc, argv, info, ChapterOptions{}, story);
 }
 
-}  // namespace attn
+}  // namespace attn::book
 
 namespace {
 
