@@ -25,7 +25,7 @@ HeadFit fit_head(const std::vector<math::AttentionExample>& examples, arma::mat 
                     settings.stop_gradient, settings.max_steps));
   //! [fit-head]
   HeadFit fit;
-  math::AdamW adam({false, false});  // Adam: AdamW with no parameter decayed
+  math::AdamW adam({false, false}, 0.0);  // Adam: AdamW with its own decay off
   for (int step = 0;; ++step) {
     const math::LossGradient g =
         math::attention_target_loss(examples, W_Q, W_K, settings.weight_decay);

@@ -71,7 +71,7 @@ void conventions(attn::book::Chapter& ch) {
   const arma::umat mha_grid = 1 - causal.allowed();  // nn.MultiheadAttention: True = may NOT
   //! [conventions]
   fmt::print(ch.out, "\nOne causal mask for 3 tokens, in each convention (1 = True):\n");
-  fmt::print(ch.out, "  attn::Mask (allowed)                     1 = may attend      {}\n",
+  fmt::print(ch.out, "  attn::math::Mask (allowed)               1 = may attend      {}\n",
              one_line(causal.allowed()));
   fmt::print(ch.out, "  F.scaled_dot_product_attention, bool     True = may attend   {}\n",
              one_line(sdpa_grid));

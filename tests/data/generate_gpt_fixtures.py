@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Three training steps of chapter 11's kind of model as PyTorch computes them, in float64,
-for the C++ tests (tests/lib/math/torch_gpt_test.cpp).
+for the C++ tests (tests/lib/gpt/torch_gpt_test.cpp).
 
 tests/data/torch_gpt.txt holds a small GPT built from PyTorch's own modules: nn.Embedding for
 the tokens and for learned positions (max_length × d), pre-LN blocks of nn.LayerNorm,

@@ -51,6 +51,7 @@ Continuation decode(const TransformerWeights& weights, const arma::uvec& prompt,
           fmt::format("continue_text: token {} (position {} of the prompt) is "
                       "outside a vocabulary of {}",
                       prompt(i), i, weights.config.vocabulary));
+  //! [generation]
   const arma::uword window = weights.config.max_length;
   const arma::uword kept = kept_context(weights.config);
   Continuation out;
@@ -68,7 +69,6 @@ Continuation decode(const TransformerWeights& weights, const arma::uvec& prompt,
   out.prompt_read = prompt.n_elem - start;
   const bool ends_with_stop = stop && text.back() == *stop;
   std::vector<arma::uword> added;
-  //! [generation]
   arma::rowvec logits = count > 0 && !ends_with_stop ? read_from(start) : arma::rowvec();
   for (std::size_t k = 0; k < count && !ends_with_stop; ++k) {
     const arma::uword next = choose(logits);

@@ -1,4 +1,4 @@
-// Chapter 11's generation (chapters/11_small_gpt/generation.hpp): continue_text() draws the
+// The GPT's decoder (attn/gpt/decoder.hpp): continue_text() draws the
 // tokens that a whole forward pass over each token's context draws, the context following the
 // window rule it documents (a full window restarts on its last max_length / 2 tokens, a long
 // prompt is read from its last max_length / 2), one numpy rng.random() per token.

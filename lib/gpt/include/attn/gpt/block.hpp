@@ -6,10 +6,11 @@
 /// stream and adds its result back,
 /// \f[ u = x + \mathrm{MultiHead}\big(\mathrm{LN}_1(x)\big), \qquad
 ///     x' = u + \mathrm{MLP}\big(\mathrm{LN}_2(u)\big). \f]
-/// The three passes share their code: the MLP half is one function for all three, and the
-/// cached step projects its one row with attn::math::affine(), the projection
-/// multi_head_attention() uses, so decoding cannot drift from the forward pass (the tests hold them
-/// within 1e-12).
+/// The cached step shares the forward pass's code wherever it can: the layer norms, the
+/// projections (attn::math::affine(), which multi_head_attention() uses) and the whole MLP half
+/// are the same functions; only attention itself reads the cache (attn::math::KVCache::attend(),
+/// chapter 09's online softmax, where the forward pass uses attend()). The tests hold the two
+/// within 1e-12.
 #pragma once
 
 #include <attn/gpt/batch.hpp>

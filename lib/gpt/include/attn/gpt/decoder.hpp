@@ -54,7 +54,8 @@ class Decoder {
 struct Continuation {
   arma::uvec tokens;            ///< the new tokens, without the prompt.
   std::size_t restarts = 0;     ///< how many times the window was full and the cache restarted.
-  std::size_t prompt_read = 0;  ///< the prompt's tokens the model read (its last ones).
+  std::size_t prompt_read = 0;  ///< the prompt's tokens the model reads, its last ones (those
+                                ///< it would read when nothing is generated, too).
 };
 
 /// \brief Continues \p prompt by \p count tokens, each drawn by
@@ -63,10 +64,11 @@ struct Continuation {
 ///
 /// The model has max_length positions. While the text fits, each new token costs one
 /// Decoder::append(). When every position is taken and another token is wanted, the decoder
-/// restarts on the text's last kept_context() tokens, re-read from position 0, so every token
-/// has at least half a window of context behind it; a prompt longer than max_length is read
-/// from its last kept_context() tokens the same way. Decoding stops early after \p stop, if it
-/// is given and chosen.
+/// restarts on the text's last kept_context() tokens (the token just chosen among them),
+/// re-read from position 0, so that once the window has filled, every later token has at least
+/// kept_context() tokens of context behind it; a prompt longer than max_length is read from its
+/// last kept_context() tokens the same way. Decoding stops early after \p stop, if it is given
+/// and chosen; a prompt that already ends with \p stop is not continued at all.
 /// \param weights the model. \param prompt at least one token. \param count new tokens, at most.
 /// \param options temperature, top-k, top-p. \param rng the random stream (advanced).
 /// \param stop a token that ends the text (it is kept), or none.

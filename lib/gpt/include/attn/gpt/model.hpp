@@ -106,10 +106,12 @@ enum class Role {
 
 /// \brief Whether AdamW's weight decay applies to a parameter of this role: to the matrices
 ///        inside the blocks only. Biases and layer norms are not decayed (GPT-1's, minGPT's and
-///        nanoGPT's practice: decay pulls a gain towards 0, not towards its natural 1); nor are
-///        the embeddings, which, tied, are the output layer too, where decay would only shrink
-///        the rows of rare tokens. nanoGPT decays every matrix (`p.dim() >= 2`), the embedding
-///        included; minGPT spares it, as here.
+///        nanoGPT's practice: decay pulls a gain towards 0, not towards its natural 1). Nor are
+///        the embeddings, positions and an untied output layer: decay shrinks every row of the
+///        embedding by the same fraction each step, and the rows of rare tokens, which few
+///        gradients pull back, drift towards 0. Others choose otherwise: nanoGPT decays every
+///        matrix (`p.dim() >= 2`: the token and position embeddings, its tied output layer
+///        among them); minGPT spares the embeddings but decays its untied output layer.
 /// \param role what the parameter is. \return whether it decays.
 constexpr bool decays(Role role) {
   return role == Role::block_matrix;
@@ -171,9 +173,11 @@ TransformerWeights init_transformer(
 /// \brief How many of a text's last tokens a model keeps in view when the text no longer fits
 ///        its context: \f$\max(\lfloor \text{max\_length}/2 \rfloor, 1)\f$. The book's one rule for
 ///        text longer than the context: it is read in windows of max_length tokens, each new
-///        window starting on the last half of the one before, so every token is predicted from
-///        at least half a context. Scoring a text (bits_per_byte()) and continuing one
-///        (continue_text()) both follow it.
+///        window keeping the last half of the text before it, so that once the first window has
+///        filled, every later token is predicted from at least half a context. Scoring a text
+///        (bits_per_byte(): windows start every kept_context() tokens) and continuing one
+///        (continue_text(): a full window restarts on the text's last kept_context() tokens,
+///        the token just chosen among them) both follow it.
 /// \param config the model's sizes. \return the tokens kept.
 arma::uword kept_context(const TransformerConfig& config);
 

@@ -27,11 +27,13 @@ TokenText encode(const text::BpeTokenizer& tokenizer, const std::string& text);
 /// \brief The model's cost in bits per byte: \f$\frac{1}{B \ln 2}\sum_i -\ln
 ///        p(t_i \mid t_{<i})\f$ over tokens 1 ... n − 1, \f$B\f$ the bytes they stand for.
 ///
-/// Each token is predicted from at least half a context (kept_context()): windows of
-/// max_length tokens start every kept_context() tokens and score the tokens no earlier window
-/// scored: their second half, and all of the first window.
-/// \param weights the model. \param text from encode(); \param tokens how many of its tokens
-///        to score (all if 0 or more than it has).
+/// The text is read as kept_context() says: windows of max_length tokens start every
+/// kept_context() tokens and score the tokens no earlier window scored (all of the first
+/// window, the second half of each later one), so past the first window every token is
+/// predicted from at least half a context.
+/// \param weights the model. \param text from encode(); \param tokens how much of the text to
+///        read: its first \p tokens tokens, of which tokens 1 ... \p tokens − 1 are scored (all
+///        of the text if 0 or more than it has).
 /// \return bits per byte.
 /// \throws InputError if fewer than 2 tokens would be scored, or as sentence_logits() does.
 double bits_per_byte(const TransformerWeights& weights, const TokenText& text,
@@ -40,7 +42,8 @@ double bits_per_byte(const TransformerWeights& weights, const TokenText& text,
 /// \brief Chapter 11's measurement for the trainer: bits_per_byte() of the first \p tokens of
 ///        \p held_out.
 /// \param held_out the held-out text, encoded (copied into the measurement).
-/// \param tokens how many of its tokens to score (all if 0). \return the Evaluation.
+/// \param tokens how much of it to read, as bits_per_byte() takes it (all if 0).
+/// \return the Evaluation.
 Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens);
 
 }  // namespace attn::gpt

@@ -45,8 +45,9 @@ struct TrainingSettings {
 
 /// \brief The schedule of \p settings as the optimiser reads it: step \f$t < W\f$ of the
 ///        warm-up runs at \f$\eta_{\max}(t + 1)/(W + 1)\f$ (so the first step is not taken at
-///        rate 0), then the rate falls from \f$\eta_{\max}\f$ to \f$\eta_{\min}\f$ along a
-///        cosine until the last step; with equal rates it is constant.
+///        rate 0), then the rate falls from \f$\eta_{\max}\f$ along a cosine and reaches
+///        \f$\eta_{\min}\f$ at step \f$T\f$, one past the last step taken (step \f$T - 1\f$ is
+///        just above it); with equal rates it is constant.
 /// \param settings the run. \return the schedule (attn::math::learning_rate() reads it).
 math::WarmupCosine schedule_of(const TrainingSettings& settings);
 
@@ -55,7 +56,8 @@ struct CurvePoint {
   std::int64_t step = 0;       ///< steps taken when it was measured.
   double learning_rate = 0.0;  ///< the rate of the last step (at step 0: of the first).
   double training_loss = 0.0;  ///< mean batch loss (nats per token) of the steps since the
-                               ///< last point; at step 0, the first batch's, before any update.
+                               ///< last point; at step 0, the first batch's, before any update
+                               ///< (filled in when the first step is taken; 0 until then).
   double held_out = 0.0;       ///< what the run's Evaluation returned.
 };
 
