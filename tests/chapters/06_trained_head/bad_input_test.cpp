@@ -11,17 +11,9 @@
 namespace {
 
 using attn_bad_input::kNaN;
+using attn_bad_input::ones;
 using attn_bad_input::ThrowsNaming;
-
-arma::mat ones(arma::uword r, arma::uword c) {
-  return arma::mat(r, c, arma::fill::ones);
-}
-
-// `m` with entry (r, c) replaced by `v`.
-arma::mat with(arma::mat m, arma::uword r, arma::uword c, double v) {
-  m(r, c) = v;
-  return m;
-}
+using attn_bad_input::with;
 
 // One sentence of three distinct tokens, its query the first and its target the last.
 std::vector<attn::math::AttentionExample> one_example() {

@@ -19,18 +19,10 @@ namespace {
 using attn::math::relative_gap;  // throws on a NaN, which a wrong shift gives
 using attn_bad_input::kInf;
 using attn_bad_input::kNaN;
+using attn_bad_input::ones;
 using attn_bad_input::ThrowsNaming;
+using attn_bad_input::with;
 using attn_test::top_two_weights;
-
-arma::mat ones(arma::uword r, arma::uword c) {
-  return arma::mat(r, c, arma::fill::ones);
-}
-
-// `m` with entry (r, c) replaced by `v`.
-arma::mat with(arma::mat m, arma::uword r, arma::uword c, double v) {
-  m(r, c) = v;
-  return m;
-}
 
 TEST(OnlineSoftmax, TheWorkedRecurrence) {
   const arma::rowvec scores = {1.0, 3.0, 2.0, 5.0};

@@ -27,26 +27,10 @@ namespace {
 
 using attn_bad_input::kInf;
 using attn_bad_input::kNaN;
+using attn_bad_input::ones;
 using attn_bad_input::ThrowsNaming;
-
-arma::mat ones(arma::uword r, arma::uword c) {
-  return arma::mat(r, c, arma::fill::ones);
-}
-
-// `m` with entry (r, c) replaced by `v`.
-arma::mat with(arma::mat m, arma::uword r, arma::uword c, double v) {
-  m(r, c) = v;
-  return m;
-}
-
-// A small, well-conditioned input: distinct rows, so that no weight is exactly uniform.
-arma::mat tokens(arma::uword n, arma::uword d) {
-  arma::mat X(n, d);
-  for (arma::uword i = 0; i < n; ++i)
-    for (arma::uword j = 0; j < d; ++j)
-      X(i, j) = std::sin(1.0 + 0.7 * i + 1.3 * j);
-  return X;
-}
+using attn_bad_input::tokens;
+using attn_bad_input::with;
 
 TEST(BadInput, SoftmaxRejectsInfinitiesAndEmptyInWholeAndRow) {
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
