@@ -8,6 +8,8 @@
 // the right shift from the wrong one, since both are exact there.
 #pragma once
 
+#include <attn/math/streaming.hpp>
+
 #include <armadillo>
 
 #include "normal_inputs.hpp"
@@ -17,9 +19,27 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <ostream>
 #include <vector>
 
 namespace attn_test {
+
+/// One streaming case of the stability tests: \p n queries and \p m keys, cut into blocks, with
+/// a mask or none (the math layer's readable form and the fast layer are run on the same cases).
+struct StreamingCase {
+  arma::uword n, m;                    ///< queries, keys.
+  attn::math::StreamingBlocks blocks;  ///< queries and keys per block.
+  attn::math::StreamingMask mask;      ///< causal, or padding from key_length on.
+};
+
+/// How GoogleTest names a case in a failure.
+inline void PrintTo(const StreamingCase& c, std::ostream* os) {
+  *os << "n " << c.n << " m " << c.m << " blocks " << c.blocks.queries << "x" << c.blocks.keys;
+  if (c.mask.causal)
+    *os << " causal";
+  if (c.mask.key_length > 0)
+    *os << " padding from " << c.mask.key_length;
+}
 
 /// \brief The weights of the hand-worked row {top, top − 1, far below}: the first two are
 ///        \f$1 / (1 + e^{-1})\f$ and \f$e^{-1} / (1 + e^{-1})\f$; the third, at least 1000 below

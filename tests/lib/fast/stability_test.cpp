@@ -22,38 +22,28 @@ namespace {
 using attn::math::relative_gap;  // throws on a NaN, which a wrong shift gives
 using attn_test::largest_gap;    // NaN, and so a failure, where a wrong shift gave a NaN
 
-struct Case {
-  arma::uword n, m;                    // queries, keys
-  attn::math::StreamingBlocks blocks;  // queries and keys per block
-  attn::math::StreamingMask mask;      // causal, or padding from key_length on
-};
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << "n " << c.n << " m " << c.m << " blocks " << c.blocks.queries << "x" << c.blocks.keys;
-  if (c.mask.causal)
-    *os << " causal";
-  if (c.mask.key_length > 0)
-    *os << " padding from " << c.mask.key_length;
-}
+using attn_test::StreamingCase;  // n × m scores, cut into blocks, masked or not
 
 // Small blocks; the default blocks of each precision; a causal mask with float's blocks, whose
 // diagonal is taken in steps of 64 keys narrower than a block.
 const auto kCases = ::testing::Values(
-    Case{12, 12, {1, 1}, {}}, Case{12, 12, {3, 4}, {}}, Case{40, 40, {3, 7}, {true, 0}},
-    Case{40, 45, {5, 8}, {false, 23}}, Case{40, 40, {4, 6}, {true, 31}},
-    Case{300, 517, {128, 256}, {}}, Case{300, 300, {128, 256}, {true, 0}},
-    Case{700, 700, {256, 512}, {}}, Case{700, 700, {256, 512}, {true, 0}},
-    Case{700, 700, {256, 512}, {true, 450}});
+    StreamingCase{12, 12, {1, 1}, {}}, StreamingCase{12, 12, {3, 4}, {}},
+    StreamingCase{40, 40, {3, 7}, {true, 0}}, StreamingCase{40, 45, {5, 8}, {false, 23}},
+    StreamingCase{40, 40, {4, 6}, {true, 31}}, StreamingCase{300, 517, {128, 256}, {}},
+    StreamingCase{300, 300, {128, 256}, {true, 0}}, StreamingCase{700, 700, {256, 512}, {}},
+    StreamingCase{700, 700, {256, 512}, {true, 0}},
+    StreamingCase{700, 700, {256, 512}, {true, 450}});
 
-attn_test::ReferenceAttention reference(const attn_test::ExtremeInputs& in, const Case& c) {
+attn_test::ReferenceAttention reference(const attn_test::ExtremeInputs& in,
+                                        const StreamingCase& c) {
   return attn_test::reference_attention(
       in.Q * in.K.t(), attn_test::allowed_grid(c.n, c.m, c.mask.causal, c.mask.key_length), in.V);
 }
 
-class FastStreamingStability : public ::testing::TestWithParam<Case> {};
+class FastStreamingStability : public ::testing::TestWithParam<StreamingCase> {};
 
 TEST_P(FastStreamingStability, ScoresSpanning2000EqualTheLongDoubleReference) {
-  const Case c = GetParam();
+  const StreamingCase c = GetParam();
   const attn_test::ExtremeInputs in = attn_test::extreme_inputs(c.n, c.m, 1.0, c.n + c.m);
   const attn_test::ReferenceAttention ref = reference(in, c);
   const attn::math::StreamingAttention got =
@@ -68,10 +58,10 @@ TEST_P(FastStreamingStability, ScoresSpanning2000EqualTheLongDoubleReference) {
 
 INSTANTIATE_TEST_SUITE_P(Blocks, FastStreamingStability, kCases);
 
-class FastStreamingFloatStability : public ::testing::TestWithParam<Case> {};
+class FastStreamingFloatStability : public ::testing::TestWithParam<StreamingCase> {};
 
 TEST_P(FastStreamingFloatStability, ScoresSpanning250EqualTheLongDoubleReference) {
-  const Case c = GetParam();
+  const StreamingCase c = GetParam();
   const attn_test::ExtremeInputs in = attn_test::extreme_inputs(c.n, c.m, 0.125, c.n + c.m);
   const arma::fmat V = arma::conv_to<arma::fmat>::from(in.V);
   // The reference takes the float inputs themselves (Q and K are exact in float; V is rounded

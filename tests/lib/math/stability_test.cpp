@@ -143,29 +143,17 @@ TEST(SamplingStability, LogitsSpanning2000AreShiftedByTheirLargestAtAnyTemperatu
   }
 }
 
-struct Case {
-  arma::uword n, m;                    // queries, keys
-  attn::math::StreamingBlocks blocks;  // queries and keys per block
-  attn::math::StreamingMask mask;      // causal, or padding from key_length on
-};
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << "n " << c.n << " m " << c.m << " blocks " << c.blocks.queries << "x" << c.blocks.keys;
-  if (c.mask.causal)
-    *os << " causal";
-  if (c.mask.key_length > 0)
-    *os << " padding from " << c.mask.key_length;
-}
+using attn_test::StreamingCase;  // n × m scores, cut into blocks, masked or not
 
 // A weight, an exponential within an ulp or two, times a value, summed over at most 300 keys: in
 // the worst case 300 ε = 7e-14 of the largest output. 1e-12, as the streaming tests use, is
 // looser but still 1e12 times finer than any wrong shift, which gives NaN or garbage.
 constexpr double kStreamingTolerance = 1e-12;
 
-class StreamingStability : public ::testing::TestWithParam<Case> {};
+class StreamingStability : public ::testing::TestWithParam<StreamingCase> {};
 
 TEST_P(StreamingStability, EqualsTheLongDoubleReference) {
-  const Case c = GetParam();
+  const StreamingCase c = GetParam();
   const attn_test::ExtremeInputs in = attn_test::extreme_inputs(c.n, c.m, 1.0, c.n + c.m);
   const attn_test::ReferenceAttention ref = attn_test::reference_attention(
       in.Q * in.K.t(), attn_test::allowed_grid(c.n, c.m, c.mask.causal, c.mask.key_length), in.V);
@@ -177,12 +165,13 @@ TEST_P(StreamingStability, EqualsTheLongDoubleReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Blocks, StreamingStability,
-                         ::testing::Values(Case{12, 12, {1, 1}, {}}, Case{12, 12, {3, 4}, {}},
-                                           Case{40, 40, {3, 7}, {true, 0}},
-                                           Case{40, 45, {5, 8}, {false, 23}},
-                                           Case{40, 40, {4, 6}, {true, 31}},
-                                           Case{300, 300, {128, 256}, {}},
-                                           Case{300, 300, {128, 256}, {true, 0}}));
+                         ::testing::Values(StreamingCase{12, 12, {1, 1}, {}},
+                                           StreamingCase{12, 12, {3, 4}, {}},
+                                           StreamingCase{40, 40, {3, 7}, {true, 0}},
+                                           StreamingCase{40, 45, {5, 8}, {false, 23}},
+                                           StreamingCase{40, 40, {4, 6}, {true, 31}},
+                                           StreamingCase{300, 300, {128, 256}, {}},
+                                           StreamingCase{300, 300, {128, 256}, {true, 0}}));
 
 // Two parts of the keys whose log-sum-exps lie 1000 to 2000 apart: the part with the smaller
 // one must be weighted e^{−1000}, not the other e^{+1000}.
