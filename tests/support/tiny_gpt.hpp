@@ -1,5 +1,5 @@
-// What chapter 11's tests share: the tiny model they train or sample from, and a folder of a
-// test's own for the files it writes and reads.
+// What the GPT layer's tests share (and chapter 11's, whose kind of model it is): the tiny
+// model they train or sample from, and a folder of a test's own for the files it writes and reads.
 #pragma once
 
 #include <attn/gpt/forward.hpp>
@@ -13,7 +13,7 @@
 #include <iterator>
 #include <string>
 
-namespace ch11_test {
+namespace gpt_test {
 
 /// Chapter 11's kind of model, tiny: d_model 8, 2 heads, d_ff 16, learned positions, dropout
 /// 0.1, tied embeddings unless `tied` is false.
@@ -31,14 +31,14 @@ inline attn::gpt::TransformerConfig tiny_config(arma::uword vocabulary, arma::uw
           .dropout = 0.1};
 }
 
-/// A folder of the running test's own (attn_ch11_<test>_<pid> in the system's temporary
+/// A folder of the running test's own (attn_gpt_<test>_<pid> in the system's temporary
 /// folder), empty at the start and removed with it.
 class TempDir {
  public:
   TempDir() {
     const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
     path_ = std::filesystem::temp_directory_path() /
-            (std::string("attn_ch11_") + test->name() + "_" + std::to_string(::getpid()));
+            (std::string("attn_gpt_") + test->name() + "_" + std::to_string(::getpid()));
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
@@ -66,4 +66,4 @@ inline std::string read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-}  // namespace ch11_test
+}  // namespace gpt_test

@@ -23,9 +23,9 @@ namespace {
 
 namespace ch11 = attn::ch11;
 using attn_bad_input::ThrowsNaming;
-using ch11_test::read_file;
-using ch11_test::TempDir;
-using ch11_test::write_file;
+using gpt_test::read_file;
+using gpt_test::TempDir;
+using gpt_test::write_file;
 
 using Bytes = std::vector<unsigned char>;
 

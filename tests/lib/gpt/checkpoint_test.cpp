@@ -23,9 +23,9 @@ namespace {
 
 namespace gpt = attn::gpt;
 using attn_bad_input::ThrowsNaming;
-using ch11_test::read_file;
-using ch11_test::TempDir;
-using ch11_test::write_file;
+using gpt_test::read_file;
+using gpt_test::TempDir;
+using gpt_test::write_file;
 
 const std::string kTrainingText =
     "In the beginning God created the heaven and the earth. And the earth was without form, "
@@ -44,7 +44,7 @@ const char* const kEvaluation = "bits per byte of the first 30 held-out tokens";
 // position matters after a resume.
 struct TinyRun {
   attn::text::BpeTokenizer tokenizer = attn::text::train_bpe(kTrainingText, 300);
-  attn::gpt::TransformerConfig model = ch11_test::tiny_config(tokenizer.vocab_size(), 8);
+  attn::gpt::TransformerConfig model = gpt_test::tiny_config(tokenizer.vocab_size(), 8);
   gpt::TrainingSettings settings{.steps = 7,
                                  .batch = 3,
                                  .peak_learning_rate = 1e-2,

@@ -23,7 +23,7 @@ using attn_bad_input::ThrowsNaming;
 // A vocabulary of 23 tokens, two blocks; its dropout of 0.1 is a training setting: generation
 // never drops out.
 attn::gpt::TransformerConfig config(arma::uword max_length) {
-  return ch11_test::tiny_config(23, max_length, 2);
+  return gpt_test::tiny_config(23, max_length, 2);
 }
 
 // A model whose distributions are far from uniform: N(0, 1) embeddings and positions.

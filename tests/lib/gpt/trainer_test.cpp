@@ -33,7 +33,7 @@ using attn_bad_input::ThrowsNaming;
 
 // A vocabulary of 31 tokens, one block.
 attn::gpt::TransformerConfig config(arma::uword max_length, bool tied = true) {
-  return ch11_test::tiny_config(31, max_length, 1, tied);
+  return gpt_test::tiny_config(31, max_length, 1, tied);
 }
 
 attn::gpt::TransformerWeights model(arma::uword max_length) {
