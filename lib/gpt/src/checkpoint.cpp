@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -71,14 +72,39 @@ struct Reader {
     return value;
   }
   std::string text() { return std::string(take(number<std::uint64_t>())); }
+  // A count of items of `item_bytes` each, checked against the bytes left before anything is
+  // allocated for them: a count the file cannot hold (a damaged file whose checksum was
+  // recomputed) is refused instead of asking for gigabytes.
+  std::size_t count(std::string_view what, std::size_t item_bytes) {
+    const auto n = number<std::uint64_t>();
+    const std::size_t left = bytes.size() - at;
+    if (n > left / item_bytes)
+      throw math::InputError(fmt::format(
+          "{}: the checkpoint is truncated or damaged: it announces {} {}, of {} bytes each, "
+          "with {} bytes left",
+          path, n, what, item_bytes, left));
+    return static_cast<std::size_t>(n);
+  }
+  // A number that must be finite.
+  double finite(std::string_view what) {
+    const auto value = number<double>();
+    if (!std::isfinite(value))
+      throw math::InputError(fmt::format("{}: {} is {} in the checkpoint", path, what, value));
+    return value;
+  }
   arma::mat matrix(const std::string& name, const arma::mat& like) {
     const auto rows = number<std::uint64_t>();
     const auto cols = number<std::uint64_t>();
     if (rows != like.n_rows || cols != like.n_cols)
       throw math::InputError(fmt::format("{}: {} is ({} × {}) in the checkpoint, {} in this model",
                                          path, name, rows, cols, math::shape_of(like)));
+    const std::string_view values = take(like.n_elem * sizeof(double));  // before allocating
     arma::mat m(rows, cols);
-    std::memcpy(m.memptr(), take(m.n_elem * sizeof(double)).data(), m.n_elem * sizeof(double));
+    std::memcpy(m.memptr(), values.data(), values.size());
+    const arma::uvec bad = arma::find_nonfinite(m);
+    if (!bad.is_empty())
+      throw math::InputError(fmt::format("{}: {} holds {} at row {}, column {} in the checkpoint",
+                                         path, name, m(bad(0)), bad(0) % rows, bad(0) / rows));
     return m;
   }
 };
@@ -228,14 +254,15 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
   state.rng_state.low = r.number<std::uint64_t>();
   state.rng_increment.high = r.number<std::uint64_t>();
   state.rng_increment.low = r.number<std::uint64_t>();
-  state.loss_sum = r.number<double>();
+  state.loss_sum = r.finite("the sum of the batch losses");
   state.loss_count = r.number<std::int64_t>();
-  state.curve.resize(r.number<std::uint64_t>());
+  constexpr std::size_t kPointBytes = sizeof(std::int64_t) + 3 * sizeof(double);
+  state.curve.resize(r.count("curve points", kPointBytes));
   for (CurvePoint& p : state.curve) {
     p.step = r.number<std::int64_t>();
-    p.learning_rate = r.number<double>();
-    p.training_loss = r.number<double>();
-    p.held_out = r.number<double>();
+    p.learning_rate = r.finite("a curve point's learning rate");
+    p.training_loss = r.finite("a curve point's training loss");
+    p.held_out = r.finite("a curve point's measurement");
   }
   const std::vector<Parameter> parameters = gpt::parameters(state.weights);
   const auto count = r.number<std::uint64_t>();

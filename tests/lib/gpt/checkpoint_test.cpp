@@ -12,11 +12,14 @@
 #include "bad_input.hpp"
 #include "tiny_gpt.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -110,6 +113,17 @@ void expect_same_state(gpt::TrainingState& a, gpt::TrainingState& b) {
   }
   EXPECT_EQ(a.loss_sum, b.loss_sum);
   EXPECT_EQ(a.loss_count, b.loss_count);
+}
+
+// 64-bit FNV-1a, the format's checksum, written out here from its definition (offset basis
+// and prime) rather than taken from the library under test.
+std::uint64_t fnv1a(std::string_view bytes) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
 }
 
 // Loading the checkpoint at `path` into `model` is refused naming `what`.
@@ -211,13 +225,10 @@ TEST(Checkpoint, HoldsWhatTheFormatSays) {
   std::memcpy(&length, bytes.data() + 12, 8);
   EXPECT_EQ(length, r.fingerprint.size());
   EXPECT_EQ(bytes.substr(20, length), r.fingerprint);
-  std::uint64_t hash = 0xcbf29ce484222325ULL, stored = 0;
-  for (std::size_t i = 0; i < bytes.size() - 8; ++i) {
-    hash ^= static_cast<unsigned char>(bytes[i]);
-    hash *= 0x100000001b3ULL;
-  }
+  std::uint64_t stored = 0;
   std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
-  EXPECT_EQ(stored, hash) << "the last 8 bytes are FNV-1a of every byte before them";
+  EXPECT_EQ(stored, fnv1a(std::string_view(bytes).substr(0, bytes.size() - 8)))
+      << "the last 8 bytes are FNV-1a of every byte before them";
 }
 
 TEST(Checkpoint, RefusesATruncatedFile) {
@@ -252,6 +263,56 @@ TEST(Checkpoint, RefusesAFlippedByte) {
   magic[0] = 'a';
   EXPECT_TRUE(refused(bad, magic, "is not a checkpoint of this book's GPT"));
   EXPECT_EQ(read_file(good), bytes);
+}
+
+// `bytes` with one 8-byte field at `at` replaced by `value`, and the checksum recomputed over
+// the result, as a damaged file that still passes the checksum would be.
+std::string rewritten(std::string bytes, std::size_t at, std::uint64_t value) {
+  std::memcpy(bytes.data() + at, &value, sizeof(value));
+  const std::uint64_t hash = fnv1a(std::string_view(bytes).substr(0, bytes.size() - 8));
+  std::memcpy(bytes.data() + bytes.size() - 8, &hash, sizeof(hash));
+  return bytes;
+}
+
+TEST(Checkpoint, RefusesACountTheFileCannotHoldBeforeAllocatingForIt) {
+  const TinyRun& r = run();
+  TempDir dir;
+  const std::string bytes = read_file(saved_run(dir, 3));
+  // magic 8, version 4, the fingerprint 8 + n, six 8-byte numbers (step, AdamW's steps, the
+  // stream's state and increment), the loss sum and count: then the number of curve points.
+  const std::size_t curve_count = 8 + 4 + 8 + r.fingerprint.size() + 48 + 16;
+  std::uint64_t points = 0;
+  std::memcpy(&points, bytes.data() + curve_count, sizeof(points));
+  ASSERT_EQ(points, 1u) << "the field read is not the curve's count";  // step 2's point
+  const std::string bad = dir.file("damaged.ckpt");
+  // 2^40 points would be a std::bad_alloc, 2^26 two gigabytes allocated before the end of the
+  // file showed; each is refused from the count and the bytes left, naming both.
+  for (const std::uint64_t count : {std::uint64_t{1} << 40, std::uint64_t{1} << 26})
+    EXPECT_TRUE(refused(bad, rewritten(bytes, curve_count, count),
+                        fmt::format("it announces {} curve points, of 32 bytes each", count)));
+}
+
+TEST(Checkpoint, RefusesNaNOrInfiniteNumbersNamingWhere) {
+  const TinyRun& r = run();
+  TempDir dir;
+  const std::string path = dir.file("run.ckpt");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double infinity = std::numeric_limits<double>::infinity();
+
+  gpt::TrainingState weight = r.trained_to(3);
+  weight.weights.blocks[0].mlp.W1(2, 1) = nan;
+  gpt::save_checkpoint(path, r.fingerprint, weight);
+  EXPECT_TRUE(refused(path, read_file(path), "blocks.0.mlp.W1 holds nan at row 2, column 1"));
+
+  gpt::TrainingState moment = r.trained_to(3);
+  moment.optimizer.second.back()(0) = infinity;
+  gpt::save_checkpoint(path, r.fingerprint, moment);
+  EXPECT_TRUE(refused(path, read_file(path), "(second moment) holds inf at row 0, column 0"));
+
+  gpt::TrainingState curve = r.trained_to(3);
+  curve.curve.front().held_out = nan;
+  gpt::save_checkpoint(path, r.fingerprint, curve);
+  EXPECT_TRUE(refused(path, read_file(path), "a curve point's measurement is nan"));
 }
 
 TEST(Checkpoint, RefusesAnotherRunsFileNamingTheFirstDifference) {

@@ -60,7 +60,10 @@ void check_checkpoint_file(const std::string& path);
 /// \return the state it holds.
 /// \throws InputError, naming the file and what is wrong, if it cannot be read, is not a
 ///         checkpoint, is truncated, fails its checksum (corrupted), or was made for another
-///         run (the first field that differs is named, with both values).
+///         run (the first field that differs is named, with both values); also if a count in
+///         it announces more items than its remaining bytes can hold (checked before anything
+///         is allocated for them), or a weight, a moment or a curve value is NaN or infinite,
+///         which a file whose checksum was recomputed after damage could hold.
 TrainingState load_checkpoint(const std::string& path, const std::string& fingerprint,
                               const TransformerConfig& model);
 
