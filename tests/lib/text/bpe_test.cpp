@@ -39,6 +39,8 @@ TEST(Pretokenize, SplitsWordsNumbersAndPunctuationEachWithItsSpace) {
             (std::vector<std::string>{"in", " 1611", ",", " 3", ".", "8", " MB"}));
   EXPECT_EQ(pieces_of("the miller's ...daughter"),
             (std::vector<std::string>{"the", " miller", "'", "s", " ...", "daughter"}));
+  EXPECT_EQ(pieces_of("the LORD's"), (std::vector<std::string>{"the", " LORD", "'", "s"}))
+      << "chapter 11's page cuts it in three";
   EXPECT_TRUE(pieces_of("").empty());
 }
 
