@@ -96,7 +96,7 @@ Trained train(const gpt::TransformerConfig& config, const TrainingSettings& sett
   std::vector<Evaluation> measured;  // one per curve point
   const gpt::Evaluation held_out_loss = [&](const gpt::TransformerWeights& model) {
     measured.push_back(evaluate(model, heldout));
-    return measured.back().loss;
+    return gpt::Measurement{.held_out = measured.back().loss, .training = {}};
   };
   gpt::TrainingState state = gpt::start(config, run);
   gpt::train(state, run, in_order, held_out_loss, run.steps, progress);
@@ -111,7 +111,7 @@ Trained train(const gpt::TransformerConfig& config, const TrainingSettings& sett
   for (arma::uword k = 0; k < points; ++k) {
     t.curves.steps(k) = static_cast<double>(state.curve[k].step);
     t.curves.training_loss(k) = state.curve[k].training_loss;
-    t.curves.heldout_loss(k) = state.curve[k].held_out;
+    t.curves.heldout_loss(k) = state.curve[k].measured.held_out;
     t.curves.accuracy(k) = measured[k].accuracy.all;
     t.curves.disagreeing(k) = measured[k].accuracy.disagreeing;
   }

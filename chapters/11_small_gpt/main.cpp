@@ -273,7 +273,7 @@ void the_curves(attn::book::Chapter& ch, const Run& run, const gpt::TrainingStat
   for (arma::uword k = 0; k < points; ++k) {
     steps(k) = static_cast<double>(state.curve[k].step);
     training(k) = state.curve[k].training_loss * to_bits_per_byte;
-    held(k) = state.curve[k].held_out;
+    held(k) = state.curve[k].measured.held_out;
   }
   fmt::print(ch.out, "\n  step   learning rate   training batches   held-out ({} tokens)\n",
              run.evaluation_tokens);

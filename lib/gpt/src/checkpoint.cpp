@@ -21,7 +21,7 @@ static_assert(std::endian::native == std::endian::little,
               "checkpoints store numbers little-endian, as amd64 and arm64 hold them");
 
 constexpr std::string_view kMagic = "ATTN-GPT";
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: the training measurement and the history
 
 std::uint64_t fnv1a(std::string_view bytes) {
   std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a's offset basis and prime, 64-bit
@@ -162,7 +162,14 @@ void save_checkpoint(const std::string& path, const std::string& fingerprint,
     w.number<std::int64_t>(p.step);
     w.number(p.learning_rate);
     w.number(p.training_loss);
-    w.number(p.held_out);
+    w.number(p.measured.held_out);
+    w.number<std::uint8_t>(p.measured.training.has_value());
+    w.number(p.measured.training.value_or(0.0));
+  }
+  w.number<std::uint64_t>(state.history.size());
+  for (const StepRecord& r : state.history) {
+    w.number(r.loss);
+    w.number(r.gradient_norm);
   }
   const std::vector<ConstParameter> parameters = gpt::parameters(state.weights);
   w.number<std::uint64_t>(parameters.size());
@@ -256,13 +263,27 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
   state.rng_increment.low = r.number<std::uint64_t>();
   state.loss_sum = r.finite("the sum of the batch losses");
   state.loss_count = r.number<std::int64_t>();
-  constexpr std::size_t kPointBytes = sizeof(std::int64_t) + 3 * sizeof(double);
+  constexpr std::size_t kPointBytes = sizeof(std::int64_t) + 4 * sizeof(double) + 1;
   state.curve.resize(r.count("curve points", kPointBytes));
   for (CurvePoint& p : state.curve) {
     p.step = r.number<std::int64_t>();
     p.learning_rate = r.finite("a curve point's learning rate");
     p.training_loss = r.finite("a curve point's training loss");
-    p.held_out = r.finite("a curve point's measurement");
+    p.measured.held_out = r.finite("a curve point's held-out measurement");
+    const auto has_training = r.number<std::uint8_t>();
+    const double training = r.finite("a curve point's training measurement");
+    if (has_training > 1)
+      throw math::InputError(
+          fmt::format("{}: the checkpoint is damaged: a curve point's flag is {}, not 0 or 1", path,
+                      has_training));
+    if (has_training == 1)
+      p.measured.training = training;
+  }
+  constexpr std::size_t kRecordBytes = 2 * sizeof(double);
+  state.history.resize(r.count("step records", kRecordBytes));
+  for (StepRecord& record : state.history) {
+    record.loss = r.finite("a step's loss");
+    record.gradient_norm = r.finite("a step's gradient norm");
   }
   const std::vector<Parameter> parameters = gpt::parameters(state.weights);
   const auto count = r.number<std::uint64_t>();

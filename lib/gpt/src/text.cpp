@@ -49,7 +49,14 @@ double bits_per_byte(const TransformerWeights& weights, const TokenText& text, s
 
 Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens) {
   return [held_out, tokens](const TransformerWeights& weights) {
-    return bits_per_byte(weights, held_out, tokens);
+    return Measurement{.held_out = bits_per_byte(weights, held_out, tokens), .training = {}};
+  };
+}
+
+Evaluation bits_on_both(const TokenText& held_out, const TokenText& training, std::size_t tokens) {
+  return [held_out, training, tokens](const TransformerWeights& weights) {
+    return Measurement{.held_out = bits_per_byte(weights, held_out, tokens),
+                       .training = bits_per_byte(weights, training, tokens)};
   };
 }
 

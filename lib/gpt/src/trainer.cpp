@@ -79,7 +79,7 @@ void train(TrainingState& state, const TrainingSettings& settings, const NextBat
     state.curve.push_back({.step = 0,
                            .learning_rate = math::learning_rate(schedule, 0),
                            .training_loss = 0.0,  // the first step's loss, once it is taken
-                           .held_out = evaluate(state.weights)});
+                           .measured = evaluate(state.weights)});
   until = std::min(until, settings.steps);
   while (state.step < until) {
     //! [training-step]
@@ -97,6 +97,7 @@ void train(TrainingState& state, const TrainingSettings& settings, const NextBat
       state.curve.front().training_loss = step.loss;  // the first batch, before any update
     state.loss_sum += step.loss;
     ++state.loss_count;
+    state.history.push_back({.loss = step.loss, .gradient_norm = norm});
     if (progress)
       progress({.step = state.step,
                 .steps = settings.steps,
@@ -108,7 +109,7 @@ void train(TrainingState& state, const TrainingSettings& settings, const NextBat
           {.step = state.step,
            .learning_rate = rate,
            .training_loss = state.loss_sum / static_cast<double>(state.loss_count),
-           .held_out = evaluate(state.weights)});
+           .measured = evaluate(state.weights)});
       state.loss_sum = 0.0;
       state.loss_count = 0;
     }

@@ -107,7 +107,8 @@ void use_gpt() {
   attn::gpt::train(state, settings,
                    attn::gpt::window_batches(tokens.tokens, model.max_length, settings.batch),
                    attn::gpt::held_out_bits(tokens, 0), settings.steps);
-  const double before = state.curve.front().held_out, after = state.curve.back().held_out;
+  const double before = state.curve.front().measured.held_out;
+  const double after = state.curve.back().measured.held_out;
   const auto continued = attn::gpt::continue_greedily(state.weights, tokens.tokens.head(3), 5);
   fmt::print("gpt: {} steps, bits per byte {} after training, {} tokens continued\n", state.step,
              after < before ? "lower" : "not lower", continued.tokens.n_elem);

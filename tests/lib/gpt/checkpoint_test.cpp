@@ -41,7 +41,7 @@ const std::string kHeldOutText =
     "And God said, Let there be a firmament in the midst of the waters, and let it divide the "
     "waters from the waters.\n";
 
-const char* const kEvaluation = "bits per byte of the first 30 held-out tokens";
+const char* const kEvaluation = "bits per byte of the first 30 held-out and training tokens";
 
 // A run small enough to train in milliseconds, with dropout so that the random stream's
 // position matters after a resume.
@@ -62,7 +62,7 @@ struct TinyRun {
   std::string fingerprint =
       gpt::run_fingerprint(model, settings, tokenizer, kTrainingText, kEvaluation);
   gpt::NextBatch batches = gpt::window_batches(training, model.max_length, settings.batch);
-  gpt::Evaluation measure = gpt::held_out_bits(held_out, 30);
+  gpt::Evaluation measure = gpt::bits_on_both(held_out, gpt::encode(tokenizer, kTrainingText), 30);
 
   gpt::TrainingState trained_to(std::int64_t until) const {
     gpt::TrainingState state = gpt::start(model, settings);
@@ -109,7 +109,13 @@ void expect_same_state(gpt::TrainingState& a, gpt::TrainingState& b) {
     EXPECT_EQ(a.curve[k].step, b.curve[k].step) << "point " << k;
     EXPECT_EQ(a.curve[k].learning_rate, b.curve[k].learning_rate) << "point " << k;
     EXPECT_EQ(a.curve[k].training_loss, b.curve[k].training_loss) << "point " << k;
-    EXPECT_EQ(a.curve[k].held_out, b.curve[k].held_out) << "point " << k;
+    EXPECT_EQ(a.curve[k].measured.held_out, b.curve[k].measured.held_out) << "point " << k;
+    EXPECT_EQ(a.curve[k].measured.training, b.curve[k].measured.training) << "point " << k;
+  }
+  ASSERT_EQ(a.history.size(), b.history.size());
+  for (std::size_t k = 0; k < a.history.size(); ++k) {
+    EXPECT_EQ(a.history[k].loss, b.history[k].loss) << "step " << k;
+    EXPECT_EQ(a.history[k].gradient_norm, b.history[k].gradient_norm) << "step " << k;
   }
   EXPECT_EQ(a.loss_sum, b.loss_sum);
   EXPECT_EQ(a.loss_count, b.loss_count);
@@ -220,7 +226,7 @@ TEST(Checkpoint, HoldsWhatTheFormatSays) {
   EXPECT_EQ(bytes.substr(0, 8), "ATTN-GPT");
   std::uint32_t version = 0;
   std::memcpy(&version, bytes.data() + 8, 4);
-  EXPECT_EQ(version, 1u);
+  EXPECT_EQ(version, 2u);
   std::uint64_t length = 0;
   std::memcpy(&length, bytes.data() + 12, 8);
   EXPECT_EQ(length, r.fingerprint.size());
@@ -257,17 +263,18 @@ TEST(Checkpoint, RefusesAFlippedByte) {
     EXPECT_TRUE(refused(bad, flipped, "corrupted")) << "byte " << at;
   }
   std::string version = bytes;
-  version[9] = 1;  // format 257
-  EXPECT_TRUE(refused(bad, version, "checkpoint format 257, where this book reads 1"));
+  version[9] = 1;  // format 258
+  EXPECT_TRUE(refused(bad, version, "checkpoint format 258, where this book reads 2"));
   std::string magic = bytes;
   magic[0] = 'a';
   EXPECT_TRUE(refused(bad, magic, "is not a checkpoint of this book's GPT"));
   EXPECT_EQ(read_file(good), bytes);
 }
 
-// `bytes` with one 8-byte field at `at` replaced by `value`, and the checksum recomputed over
-// the result, as a damaged file that still passes the checksum would be.
-std::string rewritten(std::string bytes, std::size_t at, std::uint64_t value) {
+// `bytes` with the field at `at` replaced by `value`, and the checksum recomputed over the
+// result, as a damaged file that still passes the checksum would be.
+template <typename Field>
+std::string rewritten(std::string bytes, std::size_t at, Field value) {
   std::memcpy(bytes.data() + at, &value, sizeof(value));
   const std::uint64_t hash = fnv1a(std::string_view(bytes).substr(0, bytes.size() - 8));
   std::memcpy(bytes.data() + bytes.size() - 8, &hash, sizeof(hash));
@@ -289,7 +296,12 @@ TEST(Checkpoint, RefusesACountTheFileCannotHoldBeforeAllocatingForIt) {
   // file showed; each is refused from the count and the bytes left, naming both.
   for (const std::uint64_t count : {std::uint64_t{1} << 40, std::uint64_t{1} << 26})
     EXPECT_TRUE(refused(bad, rewritten(bytes, curve_count, count),
-                        fmt::format("it announces {} curve points, of 32 bytes each", count)));
+                        fmt::format("it announces {} curve points, of 41 bytes each", count)));
+  // The point's step, rate, batch loss and held-out number, then its flag: 0 or 1 only.
+  const std::size_t flag = curve_count + 8 + 4 * 8;
+  ASSERT_EQ(bytes[flag], 1) << "the field read is not the flag of a training measurement";
+  EXPECT_TRUE(refused(bad, rewritten(bytes, flag, std::uint8_t{2}),
+                      "the checkpoint is damaged: a curve point's flag is 2, not 0 or 1"));
 }
 
 TEST(Checkpoint, RefusesNaNOrInfiniteNumbersNamingWhere) {
@@ -310,9 +322,14 @@ TEST(Checkpoint, RefusesNaNOrInfiniteNumbersNamingWhere) {
   EXPECT_TRUE(refused(path, read_file(path), "(second moment) holds inf at row 0, column 0"));
 
   gpt::TrainingState curve = r.trained_to(3);
-  curve.curve.front().held_out = nan;
+  curve.curve.front().measured.held_out = nan;
   gpt::save_checkpoint(path, r.fingerprint, curve);
-  EXPECT_TRUE(refused(path, read_file(path), "a curve point's measurement is nan"));
+  EXPECT_TRUE(refused(path, read_file(path), "a curve point's held-out measurement is nan"));
+
+  gpt::TrainingState history = r.trained_to(3);
+  history.history[1].gradient_norm = infinity;
+  gpt::save_checkpoint(path, r.fingerprint, history);
+  EXPECT_TRUE(refused(path, read_file(path), "a step's gradient norm is inf"));
 }
 
 TEST(Checkpoint, RefusesAnotherRunsFileNamingTheFirstDifference) {
@@ -391,7 +408,7 @@ TEST(RunFingerprint, NamesEverySettingOnItsOwnLine) {
         "positions true learned true tied true\n", "dropout 0.1\n", "steps 7\n", "batch 3\n",
         "peak_learning_rate 0.01\n", "final_learning_rate 0.001\n", "warmup_steps 2\n",
         "weight_decay 0.1\n", "clip_norm 0.5\n", "evaluate_every 2\n", "evaluate_at_start false\n",
-        "seed 5\n", "evaluation bits per byte of the first 30 held-out tokens\n"})
+        "seed 5\n", "evaluation bits per byte of the first 30 held-out and training tokens\n"})
     EXPECT_NE(f.find(line), std::string::npos) << line;
   // The tokenizer and the text enter as hashes: another merge list, another line.
   const attn::text::BpeTokenizer smaller = attn::text::train_bpe(kTrainingText, 290);

@@ -111,6 +111,17 @@ TEST(BitsPerByte, ScoresTheFirstTokensAskedFor) {
   EXPECT_EQ(gpt::bits_per_byte(w, longer_first), gpt::bits_per_byte(w, text));
 }
 
+TEST(BitsOnBoth, MeasuresBothTextsTheSameWay) {
+  const attn::gpt::TransformerWeights w = model(8);
+  const gpt::TokenText held_out = token_text(40, 5);
+  const gpt::TokenText training = token_text(30, 6);
+  const gpt::Measurement m = gpt::bits_on_both(held_out, training, 25)(w);
+  EXPECT_NEAR(m.held_out, direct_bits_per_byte(w, held_out, 25), 1e-12);
+  ASSERT_TRUE(m.training.has_value());
+  EXPECT_NEAR(*m.training, direct_bits_per_byte(w, training, 25), 1e-12);
+  EXPECT_FALSE(gpt::held_out_bits(held_out, 25)(w).training.has_value());
+}
+
 TEST(BitsPerByte, NeedsTwoTokens) {
   const attn::gpt::TransformerWeights w = model(8);
   const gpt::TokenText text = token_text(5);
@@ -244,13 +255,14 @@ struct Replayed {
   attn::gpt::TransformerWeights weights;
   attn::math::AdamWState optimizer;
   std::vector<double> losses;
+  std::vector<double> norms;     // before clipping
   std::vector<double> held_out;  // after each step
   attn::numpy::UInt128 rng_state;
 };
 
 Replayed replay(const gpt::TrainingState& start, const gpt::TrainingSettings& s,
                 const arma::uvec& training, const gpt::TokenText& held_out) {
-  Replayed out{start.weights, {}, {}, {}, {}};
+  Replayed out{start.weights, {}, {}, {}, {}, {}};
   const arma::uword window = start.weights.config.max_length;
   attn::numpy::Generator rng(attn::numpy::PCG64(start.rng_state, start.rng_increment));
   attn::math::AdamW optimizer(gpt::decay_flags(out.weights), s.weight_decay);
@@ -273,7 +285,7 @@ Replayed replay(const gpt::TrainingState& start, const gpt::TrainingSettings& s,
       gradients.push_back(*g.value);
     for (const attn::gpt::Parameter& p : attn::gpt::parameters(out.weights))
       parameters.push_back(p.value);
-    attn::math::clip_grad_norm(gradients, s.clip_norm);
+    out.norms.push_back(attn::math::clip_grad_norm(gradients, s.clip_norm));
     optimizer.step(parameters, gradients, attn::math::learning_rate(gpt::schedule_of(s), t));
     out.losses.push_back(step.loss);
     out.held_out.push_back(gpt::bits_per_byte(out.weights, held_out, kEvaluationTokens));
@@ -337,12 +349,19 @@ TEST(Train, EachStepIsTheDocumentedRecipe) {
   EXPECT_EQ(state.curve[0].step, 2);
   EXPECT_EQ(state.curve[0].learning_rate, attn::math::learning_rate(schedule, 1));
   EXPECT_EQ(state.curve[0].training_loss, (want.losses[0] + want.losses[1]) / 2);
-  EXPECT_EQ(state.curve[0].held_out, want.held_out[1]);
+  EXPECT_EQ(state.curve[0].measured.held_out, want.held_out[1]);
   EXPECT_EQ(state.curve[1].step, 3);
   EXPECT_EQ(state.curve[1].learning_rate, attn::math::learning_rate(schedule, 2));
   EXPECT_EQ(state.curve[1].training_loss, want.losses[2]);
-  EXPECT_EQ(state.curve[1].held_out, want.held_out[2]);
+  EXPECT_EQ(state.curve[1].measured.held_out, want.held_out[2]);
   EXPECT_EQ(state.loss_count, 0);
+  EXPECT_FALSE(state.curve[0].measured.training.has_value()) << "held_out_bits() takes no other";
+  // The history: every step's loss and gradient norm, in order.
+  ASSERT_EQ(state.history.size(), 3u);
+  for (std::size_t t = 0; t < 3; ++t) {
+    EXPECT_EQ(state.history[t].loss, want.losses[t]) << "step " << t;
+    EXPECT_EQ(state.history[t].gradient_norm, want.norms[t]) << "step " << t;
+  }
 }
 
 TEST(Train, StopsAtUntilAndAtTheLastStep) {

@@ -39,11 +39,19 @@ TokenText encode(const text::BpeTokenizer& tokenizer, const std::string& text);
 double bits_per_byte(const TransformerWeights& weights, const TokenText& text,
                      std::size_t tokens = 0);
 
-/// \brief Chapter 11's measurement for the trainer: bits_per_byte() of the first \p tokens of
-///        \p held_out.
+/// \brief A measurement for the trainer: bits_per_byte() of the first \p tokens of
+///        \p held_out (the Measurement's training number is not taken).
 /// \param held_out the held-out text, encoded (copied into the measurement).
 /// \param tokens how much of it to read, as bits_per_byte() takes it (all if 0).
 /// \return the Evaluation.
 Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens);
+
+/// \brief Chapter 11's measurement for the trainer: bits_per_byte() of the first \p tokens of
+///        \p held_out and of the first \p tokens of \p training, read the same way (the same
+///        windows, the same contexts), so that the two numbers differ only by the text.
+/// \param held_out,training the two texts, encoded (copied into the measurement).
+/// \param tokens how much of each to read, as bits_per_byte() takes it (all if 0).
+/// \return the Evaluation.
+Evaluation bits_on_both(const TokenText& held_out, const TokenText& training, std::size_t tokens);
 
 }  // namespace attn::gpt

@@ -24,6 +24,7 @@
 #include <functional>
 #include <iosfwd>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace attn::gpt {
@@ -51,6 +52,15 @@ struct TrainingSettings {
 /// \param settings the run. \return the schedule (attn::math::learning_rate() reads it).
 math::WarmupCosine schedule_of(const TrainingSettings& settings);
 
+/// \brief What a run's Evaluation measures: one number on text the run never trains on and,
+///        where the run takes it, the same number measured the same way on its training text,
+///        so that a curve can show whether the two part (the model learning its training text
+///        by heart) or not.
+struct Measurement {
+  double held_out = 0.0;           ///< on held-out text (a validation split).
+  std::optional<double> training;  ///< the same measure on training text, if taken.
+};
+
 /// \brief One point of the learning curves.
 struct CurvePoint {
   std::int64_t step = 0;       ///< steps taken when it was measured.
@@ -58,19 +68,27 @@ struct CurvePoint {
   double training_loss = 0.0;  ///< mean batch loss (nats per token) of the steps since the
                                ///< last point; at step 0, the first batch's, before any update
                                ///< (filled in when the first step is taken; 0 until then).
-  double held_out = 0.0;       ///< what the run's Evaluation returned.
+  Measurement measured;        ///< what the run's Evaluation returned.
+};
+
+/// \brief What one step left in the run's history: enough to draw the loss and the gradient
+///        norm at every step, where the curve has a point every few steps.
+struct StepRecord {
+  double loss = 0.0;           ///< the batch's mean loss before the update (nats per token).
+  double gradient_norm = 0.0;  ///< the global norm before clipping.
 };
 
 /// \brief Where a run stands: all a checkpoint keeps.
 struct TrainingState {
-  TransformerWeights weights;     ///< the model.
-  math::AdamWState optimizer;     ///< AdamW's moments and step count.
-  std::int64_t step = 0;          ///< steps taken.
-  numpy::UInt128 rng_state;       ///< the random stream's position...
-  numpy::UInt128 rng_increment;   ///< ...and its increment.
-  std::vector<CurvePoint> curve;  ///< the measurements so far.
-  double loss_sum = 0.0;          ///< batch losses since the last point, summed...
-  std::int64_t loss_count = 0;    ///< ...and counted.
+  TransformerWeights weights;       ///< the model.
+  math::AdamWState optimizer;       ///< AdamW's moments and step count.
+  std::int64_t step = 0;            ///< steps taken.
+  numpy::UInt128 rng_state;         ///< the random stream's position...
+  numpy::UInt128 rng_increment;     ///< ...and its increment.
+  std::vector<CurvePoint> curve;    ///< the measurements so far.
+  std::vector<StepRecord> history;  ///< one record per step taken, in order.
+  double loss_sum = 0.0;            ///< batch losses since the last point, summed...
+  std::int64_t loss_count = 0;      ///< ...and counted.
 };
 
 /// \brief A fresh run: weights drawn from `default_rng(seed).normal` as init_transformer()
@@ -88,9 +106,9 @@ using NextBatch = std::function<PackedBatch(std::int64_t step, numpy::Generator&
 ///        max_length. \param batch windows per step. \return the source.
 NextBatch window_batches(const arma::uvec& tokens, arma::uword window, arma::uword batch);
 
-/// \brief The measurement of a CurvePoint, for example bits per byte of held-out text. It must
-///        not change the weights nor draw from the run's stream.
-using Evaluation = std::function<double(const TransformerWeights& weights)>;
+/// \brief The measurement of a CurvePoint, for example bits per byte of held-out text and of
+///        training text. It must not change the weights nor draw from the run's stream.
+using Evaluation = std::function<Measurement(const TransformerWeights& weights)>;
 
 /// \brief What one step did, for a progress line or a log.
 struct StepReport {
@@ -118,8 +136,9 @@ Progress progress_line(std::ostream& log, bool terminal = stderr_is_terminal());
 /// \brief Trains from where \p state is until step \p until (at most settings.steps): each
 ///        step takes \p next_batch, runs transformer_step() with dropout drawn from the run's
 ///        stream, clips the gradients to settings.clip_norm, and takes an AdamW step at the
-///        schedule's rate; every evaluate_every steps and at the last, a CurvePoint is added
-///        (and one at step 0 first, with evaluate_at_start). Stopping and calling again, with
+///        schedule's rate, and records the step's loss and gradient norm in the history; every
+///        evaluate_every steps and at the last, a CurvePoint is added (and one at step 0
+///        first, with evaluate_at_start). Stopping and calling again, with
 ///        the same state, continues exactly as one call would have.
 /// \param state the run. \param settings its settings. \param next_batch its data.
 /// \param evaluate its measurement. \param until the step to stop at.
