@@ -10,12 +10,15 @@
 /// | 4 | the format's version, 2 |
 /// | 8 + n | the run's fingerprint (run_fingerprint()): its length, its text |
 /// | 48 | the step, AdamW's step count, the random stream's state and increment |
-/// | 24 + 41k | the batch losses summed and counted, k, the curve points (step, rate, batch loss,
-/// held-out measurement, 1 byte: whether the training measurement was taken, the training
-/// measurement or 0) | | 8 + 16s | s, the history (each step's loss and gradient norm) | | 8, then
-/// P times | P; each parameter's name, rows, columns, values (parameters()) | | 8, then P times |
-/// AdamW's moment pairs (0 before its first step); each pair | | 8 | FNV-1a (64-bit) of every byte
-/// before it |
+/// | 24 + 41k | the batch losses summed and counted, k, the curve points (below) |
+/// | 8 + 16s | s, the history: each step's loss and gradient norm |
+/// | 8, then P times | P; each parameter's name, rows, columns, values (parameters()) |
+/// | 8, then P times | AdamW's moment pairs (0 before its first step); each pair |
+/// | 8 | FNV-1a (64-bit) of every byte before it |
+///
+/// A curve point is its step, learning rate, batch loss and held-out measurement (8 bytes
+/// each), one byte saying whether the training measurement was taken (1) or not (0), and that
+/// measurement (0 when not taken).
 ///
 /// Doubles are stored as their 8 bytes, so nothing is rounded: a run resumed from a checkpoint
 /// continues exactly as it would have without stopping. A file is written to a temporary name
