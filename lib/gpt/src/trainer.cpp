@@ -1,5 +1,6 @@
 #include "attn/gpt/trainer.hpp"
 
+#include <attn/gpt/float32_step.hpp>
 #include <attn/gpt/forward.hpp>
 #include <attn/math/validate.hpp>
 
@@ -71,6 +72,9 @@ void train(TrainingState& state, const TrainingSettings& settings, const NextBat
   };
   math::AdamW optimizer(decay_flags(state.weights), settings.weight_decay);
   optimizer.restore(state.optimizer);
+  std::optional<Float32Step> float32;
+  if (settings.precision == Precision::float32)
+    float32.emplace(state.weights.config);
   const std::vector<Parameter> parameters = gpt::parameters(state.weights);
   std::vector<arma::mat*> values;  // into state.weights, whose matrices stay where they are
   for (const Parameter& p : parameters)
@@ -84,7 +88,8 @@ void train(TrainingState& state, const TrainingSettings& settings, const NextBat
   while (state.step < until) {
     //! [training-step]
     const PackedBatch batch = next_batch(state.step, rng);
-    TransformerStep step = transformer_step(state.weights, batch, uniform);
+    TransformerStep step = float32 ? float32->run(state.weights, batch)
+                                   : transformer_step(state.weights, batch, uniform);
     std::vector<arma::mat> gradients;
     for (const Parameter& g : gpt::parameters(step.gradients))
       gradients.push_back(std::move(*g.value));
