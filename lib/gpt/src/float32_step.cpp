@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -97,54 +98,79 @@ struct BlockF {
   fvec ln1_gamma, ln1_beta, b_QKV, b_O, ln2_gamma, ln2_beta, b1, b2;
 };
 
-fvec to_float(const arma::rowvec& v) {
-  return arma::conv_to<fvec>::from(v);
+// The weights are rounded into the same float matrices at every step: no memory is allocated
+// once the first step has sized them.
+void round_into(float* to, const arma::mat& from) {
+  std::transform(from.begin(), from.end(), to, [](double x) { return static_cast<float>(x); });
+}
+void round_into(fmat& to, const arma::mat& from) {
+  to.set_size(from.n_rows, from.n_cols);
+  round_into(to.memptr(), from);
+}
+void round_into(fvec& to, const arma::rowvec& from) {
+  to.set_size(from.n_elem);
+  round_into(to.memptr(), from);
 }
 
-BlockF to_float(const BlockWeights& b) {
+void round_into(BlockF& to, const BlockWeights& b) {
   const math::MultiHeadWeights& W = b.attention;
-  return {.W_QKV = arma::conv_to<fmat>::from(arma::join_rows(W.W_Q, W.W_K, W.W_V)),
-          .W_O = arma::conv_to<fmat>::from(W.W_O),
-          .W1 = arma::conv_to<fmat>::from(b.mlp.W1),
-          .W2 = arma::conv_to<fmat>::from(b.mlp.W2),
-          .ln1_gamma = to_float(b.ln1_gamma),
-          .ln1_beta = to_float(b.ln1_beta),
-          .b_QKV = to_float(arma::join_rows(W.b_Q, W.b_K, W.b_V)),
-          .b_O = to_float(W.b_O),
-          .ln2_gamma = to_float(b.ln2_gamma),
-          .ln2_beta = to_float(b.ln2_beta),
-          .b1 = to_float(b.mlp.b1),
-          .b2 = to_float(b.mlp.b2)};
+  const uword d = W.W_Q.n_rows;
+  to.W_QKV.set_size(d, 3 * d);
+  to.b_QKV.set_size(3 * d);
+  const std::array<const arma::mat*, 3> matrices = {&W.W_Q, &W.W_K, &W.W_V};
+  const std::array<const arma::rowvec*, 3> biases = {&W.b_Q, &W.b_K, &W.b_V};
+  for (uword k = 0; k < 3; ++k) {  // side by side: [W_Q W_K W_V], [b_Q b_K b_V]
+    round_into(to.W_QKV.colptr(k * d), *matrices[k]);
+    round_into(to.b_QKV.memptr() + k * d, *biases[k]);
+  }
+  round_into(to.W_O, W.W_O);
+  round_into(to.W1, b.mlp.W1);
+  round_into(to.W2, b.mlp.W2);
+  round_into(to.ln1_gamma, b.ln1_gamma);
+  round_into(to.ln1_beta, b.ln1_beta);
+  round_into(to.b_O, W.b_O);
+  round_into(to.ln2_gamma, b.ln2_gamma);
+  round_into(to.ln2_beta, b.ln2_beta);
+  round_into(to.b1, b.mlp.b1);
+  round_into(to.b2, b.mlp.b2);
 }
 
-arma::mat to_double(const fmat& m) {
-  return arma::conv_to<arma::mat>::from(m);
+// And the gradients widened back into double, into the same matrices at every step.
+void widen_into(arma::mat& to, const float* from, uword rows, uword cols) {
+  to.set_size(rows, cols);
+  std::copy(from, from + rows * cols, to.begin());
 }
-arma::rowvec to_double_row(const fvec& v) {
-  return arma::conv_to<arma::rowvec>::from(v);
+void widen_into(arma::mat& to, const fmat& from) {
+  widen_into(to, from.memptr(), from.n_rows, from.n_cols);
+}
+void widen_into(arma::rowvec& to, const float* from, uword count) {
+  to.set_size(count);
+  std::copy(from, from + count, to.begin());
+}
+void widen_into(arma::rowvec& to, const fvec& from) {
+  widen_into(to, from.memptr(), from.n_elem);
 }
 
-BlockWeights to_double(const BlockF& g, uword heads) {
+void widen_into(BlockWeights& to, const BlockF& g, uword heads) {
   const uword d = g.W_O.n_rows;
-  BlockWeights b;
-  b.ln1_gamma = to_double_row(g.ln1_gamma);
-  b.ln1_beta = to_double_row(g.ln1_beta);
-  b.attention.heads = heads;
-  b.attention.W_Q = to_double(g.W_QKV.cols(0, d - 1));
-  b.attention.W_K = to_double(g.W_QKV.cols(d, 2 * d - 1));
-  b.attention.W_V = to_double(g.W_QKV.cols(2 * d, 3 * d - 1));
-  b.attention.W_O = to_double(g.W_O);
-  b.attention.b_Q = to_double_row(g.b_QKV.subvec(0, d - 1));
-  b.attention.b_K = to_double_row(g.b_QKV.subvec(d, 2 * d - 1));
-  b.attention.b_V = to_double_row(g.b_QKV.subvec(2 * d, 3 * d - 1));
-  b.attention.b_O = to_double_row(g.b_O);
-  b.ln2_gamma = to_double_row(g.ln2_gamma);
-  b.ln2_beta = to_double_row(g.ln2_beta);
-  b.mlp.W1 = to_double(g.W1);
-  b.mlp.b1 = to_double_row(g.b1);
-  b.mlp.W2 = to_double(g.W2);
-  b.mlp.b2 = to_double_row(g.b2);
-  return b;
+  math::MultiHeadWeights& W = to.attention;
+  W.heads = heads;
+  const std::array<arma::mat*, 3> matrices = {&W.W_Q, &W.W_K, &W.W_V};
+  const std::array<arma::rowvec*, 3> biases = {&W.b_Q, &W.b_K, &W.b_V};
+  for (uword k = 0; k < 3; ++k) {
+    widen_into(*matrices[k], g.W_QKV.colptr(k * d), d, d);
+    widen_into(*biases[k], g.b_QKV.memptr() + k * d, d);
+  }
+  widen_into(W.W_O, g.W_O);
+  widen_into(W.b_O, g.b_O);
+  widen_into(to.ln1_gamma, g.ln1_gamma);
+  widen_into(to.ln1_beta, g.ln1_beta);
+  widen_into(to.ln2_gamma, g.ln2_gamma);
+  widen_into(to.ln2_beta, g.ln2_beta);
+  widen_into(to.mlp.W1, g.W1);
+  widen_into(to.mlp.b1, g.b1);
+  widen_into(to.mlp.W2, g.W2);
+  widen_into(to.mlp.b2, g.b2);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -203,8 +229,16 @@ void layer_norm_backward(const LayerNormF& ln, const fvec& gamma, const fmat& dy
     for (uword i = 0; i < d; ++i)
       out[i] += (gamma[i] * g_in[i] - mean_g - normalised[i] * mean_gx) * ln.inv_std[j];
   }
-  dgamma = arma::sum(dy % ln.normalised, 1);
-  dbeta = arma::sum(dy, 1);
+  dgamma.zeros(d);
+  dbeta.zeros(d);
+  for (uword j = 0; j < dy.n_cols; ++j) {
+    const float* g_in = dy.colptr(j);
+    const float* normalised = ln.normalised.colptr(j);
+    for (uword i = 0; i < d; ++i) {
+      dgamma[i] += g_in[i] * normalised[i];
+      dbeta[i] += g_in[i];
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,6 +317,7 @@ struct Float32Step::Work {
   // The model, rounded to float.
   fmat embedding;          // (V × d): E, the output layer
   fmat embedding_columns;  // (d × V): Eᵀ, for the embedding's look-ups
+  fmat position_rows;      // (max_length × d): P, when learned
   fmat position_columns;   // (d × max_length): Pᵀ, learned or sinusoidal; empty without
   std::vector<BlockF> blocks;
   fvec lnf_gamma, lnf_beta;
@@ -300,11 +335,14 @@ struct Float32Step::Work {
   fmat stream;                      // (d × N): the residual stream, updated in place
   std::vector<BlockActivations> activations;
   LayerNormF lnf;
-  fmat logits;  // (V × N); after the loss, ∂L/∂z
+  fmat logits;           // (V × N); after the loss, ∂L/∂z
+  arma::vec row_losses;  // (N): −ln p(target) per row
 
   // The backward pass's working matrices.
   fmat d_stream, d_branch, d_attended, d_qkv, d_hidden, d_final;
   std::vector<std::vector<float>> d_scores;  // per thread, one (n × n) block
+
+  TransformerStep step;  // what run() returns: its loss and its gradients in double
 
   explicit Work(const TransformerConfig& c)
       : config(c),
@@ -324,7 +362,7 @@ struct Float32Step::Work {
   void backward(const PackedBatch& batch);
   void attend(BlockActivations& a);
   void attend_backward(const BlockActivations& a);
-  [[nodiscard]] TransformerWeights gradients() const;
+  void widen_gradients(TransformerWeights& g) const;
 };
 
 void Float32Step::Work::load(const TransformerWeights& w) {
@@ -340,15 +378,17 @@ void Float32Step::Work::load(const TransformerWeights& w) {
         "layers, d_ff = {}, max_length = {}",
         c.vocabulary, c.d_model, c.heads, c.layers, c.d_ff, c.max_length, config.vocabulary,
         config.d_model, config.heads, config.layers, config.d_ff, config.max_length));
-  embedding = arma::conv_to<fmat>::from(w.embedding);
+  round_into(embedding, w.embedding);
   embedding_columns = embedding.t();
-  if (c.learned_positions)
-    position_columns = arma::conv_to<fmat>::from(w.position_embedding).t();
-  blocks.clear();
-  for (const BlockWeights& b : w.blocks)
-    blocks.push_back(to_float(b));
-  lnf_gamma = to_float(w.lnf_gamma);
-  lnf_beta = to_float(w.lnf_beta);
+  if (c.learned_positions) {
+    round_into(position_rows, w.position_embedding);
+    position_columns = position_rows.t();
+  }
+  blocks.resize(w.blocks.size());
+  for (uword l = 0; l < blocks.size(); ++l)
+    round_into(blocks[l], w.blocks[l]);
+  round_into(lnf_gamma, w.lnf_gamma);
+  round_into(lnf_beta, w.lnf_beta);
 }
 
 void Float32Step::Work::prepare(const PackedBatch& batch) {
@@ -482,25 +522,25 @@ void Float32Step::Work::forward(const PackedBatch& batch) {
   //! [float32-block]
 }
 
-// The mean cross-entropy, −ln softmax(z)_target averaged over the rows; the logits become
-// ∂L/∂z = (softmax(z) − onehot(target))/N in the same pass.
+// Each row's cross-entropy, −ln softmax(z)_target, into row_losses, and their mean; the
+// logits become ∂L/∂z = (softmax(z) − onehot(target))/N in the same pass.
 double Float32Step::Work::loss_and_dlogits(const PackedBatch& batch) {
   const float inv_rows = 1.0f / static_cast<float>(rows);
-  double total = 0.0;
-#pragma omp parallel for reduction(+ : total)
+  row_losses.set_size(rows);
+#pragma omp parallel for
   for (uword j = 0; j < rows; ++j) {
     float* z = logits.colptr(j);
     const uword target = batch.targets(j);
     const float z_target = z[target];
     const float largest = *std::max_element(z, z + vocabulary);
     const float sum = fast::exp_shifted(z, vocabulary, largest);
-    total += static_cast<double>(std::log(sum) + largest - z_target);
+    row_losses(j) = static_cast<double>(std::log(sum) + largest - z_target);
     const float scale = inv_rows / sum;
     for (uword k = 0; k < vocabulary; ++k)
       z[k] *= scale;
     z[target] -= inv_rows;
   }
-  return total / static_cast<double>(rows);
+  return arma::mean(row_losses);  // summed in one order, whatever the threads
 }
 
 void Float32Step::Work::backward(const PackedBatch& batch) {
@@ -557,17 +597,16 @@ void Float32Step::Work::backward(const PackedBatch& batch) {
   d_embedding += d_embedding_columns.t();
 }
 
-TransformerWeights Float32Step::Work::gradients() const {
-  TransformerWeights g;
+void Float32Step::Work::widen_gradients(TransformerWeights& g) const {
   g.config = config;
-  g.embedding = to_double(d_embedding);
+  widen_into(g.embedding, d_embedding);
   if (config.learned_positions)
-    g.position_embedding = to_double(d_position_columns.t());
-  for (const BlockF& b : d_blocks)
-    g.blocks.push_back(to_double(b, heads));
-  g.lnf_gamma = to_double_row(d_lnf_gamma);
-  g.lnf_beta = to_double_row(d_lnf_beta);
-  return g;
+    widen_into(g.position_embedding, fmat(d_position_columns.t()));
+  g.blocks.resize(d_blocks.size());
+  for (uword l = 0; l < d_blocks.size(); ++l)
+    widen_into(g.blocks[l], d_blocks[l], heads);
+  widen_into(g.lnf_gamma, d_lnf_gamma);
+  widen_into(g.lnf_beta, d_lnf_beta);
 }
 
 Float32Step::Float32Step(const TransformerConfig& config) {
@@ -592,16 +631,16 @@ Float32Step::~Float32Step() = default;
 Float32Step::Float32Step(Float32Step&&) noexcept = default;
 Float32Step& Float32Step::operator=(Float32Step&&) noexcept = default;
 
-TransformerStep Float32Step::run(const TransformerWeights& weights, const PackedBatch& batch) {
+const TransformerStep& Float32Step::run(const TransformerWeights& weights,
+                                        const PackedBatch& batch) {
   const fast::OneThread blas_on_one_thread(fast::Held::blas);
   work_->load(weights);
   work_->prepare(batch);
   work_->forward(batch);
-  TransformerStep step;
-  step.loss = work_->loss_and_dlogits(batch);
+  work_->step.loss = work_->loss_and_dlogits(batch);
   work_->backward(batch);
-  step.gradients = work_->gradients();
-  return step;
+  work_->widen_gradients(work_->step.gradients);
+  return work_->step;
 }
 
 double Float32Step::loss(const TransformerWeights& weights, const PackedBatch& batch) {
@@ -610,6 +649,11 @@ double Float32Step::loss(const TransformerWeights& weights, const PackedBatch& b
   work_->prepare(batch);
   work_->forward(batch);
   return work_->loss_and_dlogits(batch);
+}
+
+arma::vec Float32Step::row_losses(const TransformerWeights& weights, const PackedBatch& batch) {
+  loss(weights, batch);
+  return work_->row_losses;
 }
 
 }  // namespace attn::gpt

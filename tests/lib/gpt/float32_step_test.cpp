@@ -55,10 +55,10 @@ gpt::PackedBatch ragged_batch(arma::uword vocabulary, arma::uword max_length) {
 
 // The key biases' gradient is 0 in exact arithmetic: b_K adds q_i · b_K to every score of
 // query i, and softmax ignores what all of a query's scores share. Computed, it is rounding
-// alone (about 1e-17 in double, 1e-9 in float), which AdamW's division by its own scale then
-// turns into steps of a fraction of the learning rate in any direction: the key biases wander
-// without changing the loss, in either precision, and are compared at the scale of the whole
-// gradient, not their own.
+// alone: about 1e-17 in double, which AdamW's epsilon (1e-8) swamps, and about 1e-9 in float,
+// which AdamW's division by its own running scale turns into steps of a sizeable fraction of
+// the learning rate. In float32 the key biases wander without changing the loss; they are
+// compared at the scale of the whole gradient, not their own.
 bool zero_in_exact_arithmetic(const std::string& name) {
   return name.ends_with("attention.b_K");
 }

@@ -61,16 +61,24 @@ class Float32Step {
   /// \brief Forward pass, mean cross-entropy against the batch's targets, backward pass.
   /// \param weights the model, of the sizes given at construction (rounded to `float`).
   /// \param batch from pack_sentences().
-  /// \return the loss and the gradients, in double; `logits` is left empty.
+  /// \return the loss and the gradients, in double; `logits` is left empty. They are this
+  ///         object's, overwritten by the next call: once the first step has sized it, a step
+  ///         allocates no memory.
   /// \throws InputError, ShapeError as transformer_step() does, and ShapeError if
   ///         \p weights' sizes are not the ones given at construction.
-  TransformerStep run(const TransformerWeights& weights, const PackedBatch& batch);
+  const TransformerStep& run(const TransformerWeights& weights, const PackedBatch& batch);
 
   /// \brief The forward pass and the loss alone, to measure a model.
   /// \param weights the model. \param batch the text to score.
   /// \return the mean cross-entropy over the batch's rows (nats per token).
   /// \throws as run() does.
   double loss(const TransformerWeights& weights, const PackedBatch& batch);
+
+  /// \brief The forward pass alone, each row's cost: \f$-\ln p(\text{target}_i)\f$.
+  /// \param weights the model. \param batch the text to score.
+  /// \return `(N)` nats, one per row of \p batch; loss() is their mean.
+  /// \throws as run() does.
+  arma::vec row_losses(const TransformerWeights& weights, const PackedBatch& batch);
 
  private:
   struct Work;
