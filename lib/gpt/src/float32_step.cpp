@@ -23,6 +23,7 @@ using arma::fvec;
 using arma::uword;
 
 constexpr float kLayerNormEpsilon = 1e-5f;  // PyTorch's default, as math::layer_norm's
+constexpr arma::uword kQueryBlock = 32;     // queries per block of causal attention
 
 // ---------------------------------------------------------------------------------------------
 // Products. Every matrix here is column-major (Armadillo's and BLAS's order); "op" is a
@@ -424,6 +425,8 @@ void Float32Step::Work::prepare(const PackedBatch& batch) {
 // Causal attention for every sentence and head, on the columns of Q, K and V in place:
 // Sᵀ = Kₕᵀ Qₕ / √d_k holds one column per query i; its softmax runs over the keys 0 ... i and
 // the later keys get weight 0; Oₕ = Vₕ Pᵀ. (Pᵀ is stored: column i holds query i's weights.)
+// The products run on blocks of kQueryBlock queries, each against only the keys the block's last
+// query sees: the blocks above the diagonal, all masked, are never computed.
 void Float32Step::Work::attend(BlockActivations& a) {
   const uword ld = 3 * d;
   const auto pairs = static_cast<std::ptrdiff_t>(sequences.size() * heads);
@@ -436,24 +439,30 @@ void Float32Step::Work::attend(BlockActivations& a) {
     const float* K = Q + d;
     const float* V = Q + 2 * d;
     float* P = a.probs.data() + probs_offset[static_cast<uword>(pair) / heads] + h * n * n;
-    multiply({.transpose_a = true}, n, n, d_head, K, ld, Q, ld, P, n);
-    for (uword i = 0; i < n; ++i) {
-      float* column = P + i * n;
-      for (uword j = 0; j <= i; ++j)
-        column[j] *= score_scale;
-      const float largest = *std::max_element(column, column + i + 1);
-      const float sum = fast::exp_shifted(column, i + 1, largest);
-      for (uword j = 0; j <= i; ++j)
-        column[j] /= sum;
-      std::fill(column + i + 1, column + n, 0.0f);
+    float* O = a.attended.colptr(s.first) + h * d_head;
+    for (uword q0 = 0; q0 < n; q0 += kQueryBlock) {
+      const uword width = std::min(kQueryBlock, n - q0);
+      const uword keys = q0 + width;  // queries q0 ... keys − 1 see keys 0 ... keys − 1 at most
+      multiply({.transpose_a = true}, keys, width, d_head, K, ld, Q + q0 * ld, ld, P + q0 * n, n);
+      for (uword i = q0; i < keys; ++i) {
+        float* column = P + i * n;
+        for (uword j = 0; j <= i; ++j)
+          column[j] *= score_scale;
+        const float largest = *std::max_element(column, column + i + 1);
+        const float sum = fast::exp_shifted(column, i + 1, largest);
+        for (uword j = 0; j <= i; ++j)
+          column[j] /= sum;
+        std::fill(column + i + 1, column + n, 0.0f);
+      }
+      multiply({}, d_head, width, keys, V, ld, P + q0 * n, n, O + q0 * d, d);
     }
-    multiply({}, d_head, n, n, V, ld, P, n, a.attended.colptr(s.first) + h * d_head, d);
   }
 }
 
 // Its backward pass, given ∂L/∂O in d_attended, into d_qkv:
 // dVₕ = dOₕ P, dPᵀ = Vₕᵀ dOₕ, dS = P ⊙ (dP − rowsum(P ⊙ dP)), dQₕ = Kₕ dSᵀ / √d_k,
-// dKₕ = Qₕ dS / √d_k.
+// dKₕ = Qₕ dS / √d_k; by blocks of queries (dP, dQ) and of keys (dV, dK), each against only
+// the keys, or the queries, it meets.
 void Float32Step::Work::attend_backward(const BlockActivations& a) {
   const uword ld = 3 * d;
   const auto pairs = static_cast<std::ptrdiff_t>(sequences.size() * heads);
@@ -471,19 +480,30 @@ void Float32Step::Work::attend_backward(const BlockActivations& a) {
     float* dK = dQ + d;
     float* dV = dQ + 2 * d;
     float* dS = d_scores[static_cast<uword>(omp_get_thread_num())].data();
-    multiply({.transpose_b = true}, d_head, n, n, dO, d, P, n, dV, ld);
-    multiply({.transpose_a = true}, n, n, d_head, V, ld, dO, d, dS, n);
-    for (uword i = 0; i < n; ++i) {
-      const float* p = P + i * n;
-      float* column = dS + i * n;
-      float weighted = 0.0f;
-      for (uword j = 0; j <= i; ++j)
-        weighted += p[j] * column[j];
-      for (uword j = 0; j < n; ++j)
-        column[j] = p[j] * (column[j] - weighted) * score_scale;
+    for (uword q0 = 0; q0 < n; q0 += kQueryBlock) {
+      const uword width = std::min(kQueryBlock, n - q0);
+      const uword keys = q0 + width;
+      multiply({.transpose_a = true}, keys, width, d_head, V, ld, dO + q0 * d, d, dS + q0 * n, n);
+      for (uword i = q0; i < keys; ++i) {
+        const float* p = P + i * n;
+        float* column = dS + i * n;
+        float weighted = 0.0f;
+        for (uword j = 0; j <= i; ++j)
+          weighted += p[j] * column[j];
+        for (uword j = 0; j <= i; ++j)
+          column[j] = p[j] * (column[j] - weighted) * score_scale;
+        std::fill(column + i + 1, column + n, 0.0f);
+      }
+      multiply({}, d_head, width, keys, K, ld, dS + q0 * n, n, dQ + q0 * ld, ld);
     }
-    multiply({}, d_head, n, n, K, ld, dS, n, dQ, ld);
-    multiply({.transpose_b = true}, d_head, n, n, Q, ld, dS, n, dK, ld);
+    for (uword k0 = 0; k0 < n; k0 += kQueryBlock) {  // keys k0 ... are seen by queries k0 ... n − 1
+      const uword width = std::min(kQueryBlock, n - k0);
+      const uword queries = n - k0;
+      multiply({.transpose_b = true}, d_head, width, queries, dO + k0 * d, d, P + k0 * n + k0, n,
+               dV + k0 * ld, ld);
+      multiply({.transpose_b = true}, d_head, width, queries, Q + k0 * ld, ld, dS + k0 * n + k0, n,
+               dK + k0 * ld, ld);
+    }
   }
 }
 //! [float32-attention]
