@@ -53,8 +53,10 @@ class Float32Step {
   ///         dropout rate is not 0 (those are transformer_step()'s).
   explicit Float32Step(const TransformerConfig& config);
   ~Float32Step();
-  Float32Step(Float32Step&&) noexcept;
-  Float32Step& operator=(Float32Step&&) noexcept;
+  /// \brief Takes over \p other's working memory. \param other left empty.
+  Float32Step(Float32Step&& other) noexcept;
+  /// \brief Takes over \p other's working memory. \param other left empty. \return this.
+  Float32Step& operator=(Float32Step&& other) noexcept;
   Float32Step(const Float32Step&) = delete;
   Float32Step& operator=(const Float32Step&) = delete;
 
