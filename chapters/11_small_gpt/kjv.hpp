@@ -1,6 +1,6 @@
 /// \file
 /// \brief Chapter 11's corpus: the King James Bible as Debian's `bible-kjv-text` package ships
-///        it, decoded, cut into verses and split into a training part and a held-out part.
+///        it, decoded, cut into verses and split into training, validation and test parts.
 ///
 /// The package keeps the text in `/usr/lib/bible.data`, compressed for the `bible` program's
 /// random access: a header, then 68 windows of at most 65,536 bytes of text, each compressed on its

@@ -177,7 +177,7 @@ void the_corpus(attn::book::Chapter& ch, const Run& run) {
              ch11::kBiblePath);
   fmt::print(ch.out, "bible-kjv-text: {} bytes decoded, {} verses, in three parts by chapter:\n",
              run.bible_bytes, run.verses);
-  fmt::print(ch.out, "  training     {:>6} verses, {:>9} bytes (every other chapter)\n",
+  fmt::print(ch.out, "  training     {:>6} verses, {:>9} bytes (the other chapters)\n",
              run.corpus.training_verses, run.corpus.training.size());
   fmt::print(ch.out, "  validation   {:>6} verses, {:>9} bytes (chapters 5, 15, 25, ...)\n",
              run.corpus.validation_verses, run.corpus.validation.size());
@@ -286,7 +286,7 @@ gpt::TrainingState the_training(attn::book::Chapter& ch, const Run& run,
              run.settings.weight_decay, run.settings.clip_norm, run.settings.seed);
   const std::int64_t tokens_seen =
       run.settings.steps * static_cast<std::int64_t>(run.settings.batch * kModel.max_length);
-  fmt::print(ch.out, "It reads {} tokens, {:.2f} per parameter.\n", tokens_seen,
+  fmt::print(ch.out, "It reads {} tokens, {:.3g} per parameter.\n", tokens_seen,
              static_cast<double>(tokens_seen) / static_cast<double>(gpt::parameter_count(kModel)));
   if (state.step > 0)
     fmt::print(ch.log, "read {} at step {} of {}\n", checkpoint, state.step, run.settings.steps);
@@ -380,7 +380,7 @@ void the_curves(attn::book::Chapter& ch, const Run& run, const gpt::TrainingStat
   const arma::uword clipped = arma::accu(norm_at > run.settings.clip_norm);
   fmt::print(ch.out, "The gradient's norm was above {} (and clipped) in {} of {} steps.\n",
              run.settings.clip_norm, clipped, taken);
-  ch.plots.lines({.name = "11-04-gradient-norm",
+  ch.plots.lines({.name = "11-03-gradient-norm",
                   .title = "The gradient's global norm, before clipping",
                   .x_label = "AdamW step",
                   .y_label = "norm",
@@ -471,7 +471,7 @@ void one_head(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState&
   for (const attn::text::TokenId id : ids)
     labels.push_back(attn::text::printable(run.tokenizer.token_bytes(id)));
   const gpt::TransformerForward f = gpt::transformer_forward(state.weights, token_vector(ids), {0});
-  ch.plots.heatmap({.name = "11-03-head",
+  ch.plots.heatmap({.name = "11-04-head",
                     .title = fmt::format("Block {}, head {}, on a verse", layer, head),
                     .queries = labels,
                     .keys = labels,
@@ -524,9 +524,11 @@ std::string checkpoint_problem(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The training allocates and frees many matrices of a few hundred kilobytes each step. By
-  // default glibc hands each such block back to the system and faults it in again, which cost
-  // about a fifth of the training time; keeping freed memory for reuse removes that.
+  // Measuring the model (a Float32Step's working memory, some hundred megabytes, at every
+  // measurement) and decoding allocate and free many large blocks. By default glibc hands each
+  // such block back to the system and faults it in again at the next allocation; keeping freed
+  // memory for reuse avoids that. (The float32 training step itself allocates nothing once it
+  // has sized its working memory.)
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   const attn::book::ChapterInfo info{

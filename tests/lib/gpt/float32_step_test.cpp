@@ -53,12 +53,14 @@ gpt::PackedBatch ragged_batch(arma::uword vocabulary, arma::uword max_length) {
   return gpt::pack_sentences(sentences);
 }
 
-// The key biases' gradient is 0 in exact arithmetic: b_K adds q_i · b_K to every score of
-// query i, and softmax ignores what all of a query's scores share. Computed, it is rounding
-// alone: about 1e-17 in double, which AdamW's epsilon (1e-8) swamps, and about 1e-9 in float,
-// which AdamW's division by its own running scale turns into steps of a sizeable fraction of
-// the learning rate. In float32 the key biases wander without changing the loss; they are
-// compared at the scale of the whole gradient, not their own.
+// The key biases' gradient is 0 in exact arithmetic: b_K adds q_i · b_K / √d_k to every score
+// of query i, and softmax ignores what all of a query's scores share. Computed, it is rounding
+// alone (on the small model here about 1e-16 in double and 5e-8 in float; at chapter 11's start
+// 1e-19 and 1e-10). Where that rounding nears AdamW's epsilon (1e-8), as in float here, AdamW's
+// division by the gradient's own running scale turns it into steps of a sizeable fraction of the
+// learning rate, and the key biases wander without changing the loss. Their gradients are
+// compared at the scale of the whole gradient, not their own, and their values after training
+// not at all.
 bool zero_in_exact_arithmetic(const std::string& name) {
   return name.ends_with("attention.b_K");
 }
