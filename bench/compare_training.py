@@ -35,8 +35,10 @@ import os
 import pathlib
 import platform
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -170,12 +172,21 @@ def torch_facts():
 
 # --- the runs -------------------------------------------------------------------------------
 
+# torch.compile's cache of compiled graphs, one per thread count, made new for each run of this
+# script. Its key leaves out the thread count, although the C++ that Inductor writes depends on
+# it (one thread: no OpenMP at all; more: `#pragma omp parallel num_threads(T)`), so with one
+# shared cache a two-thread run reused the one-thread kernels of an earlier run.
+INDUCTOR_CACHE = None
+
+
 def env_for(threads, setting=None):
     """The environment of every run: OpenBLAS's kernel its own choice, OpenBLAS's and OpenMP's
     threads both `threads`, then `setting` (by default FAIR, below)."""
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
     env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
                TORCHINDUCTOR_COMPILE_THREADS="1")  # compiling: one process, no pool left behind
+    if INDUCTOR_CACHE:
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(pathlib.Path(INDUCTOR_CACHE) / f"threads-{threads}")
     env.update(FAIR if setting is None else setting)
     return env
 
@@ -506,11 +517,16 @@ def main():
     if args.probe_threads:
         return probe_threads(args)
 
+    global INDUCTOR_CACHE
+    INDUCTOR_CACHE = tempfile.mkdtemp(prefix="compare_training-inductor-")
     facts = json.loads(subprocess.run([sys.executable, __file__, "--facts"], check=True,
                                       capture_output=True, text=True,
                                       env=env_for(1)).stdout)
     before = loadavg()
-    rows, gemm, contexts = measure(args)
+    try:
+        rows, gemm, contexts = measure(args)
+    finally:
+        shutil.rmtree(INDUCTOR_CACHE, ignore_errors=True)
     heading, table, notes = tables(rows, gemm, args, facts, contexts, (before, loadavg()))
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
