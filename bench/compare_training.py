@@ -35,8 +35,10 @@ import os
 import pathlib
 import platform
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -129,12 +131,14 @@ def torch_run(mode, dtype_name, threads, warmup, steps):
     for _ in range(warmup):
         step()
     times = []
+    cpu = os.times()
     for _ in range(steps):
         start = time.perf_counter()
         loss = step()
         times.append(time.perf_counter() - start)
-    print(json.dumps({"seconds": sum(times) / len(times), "loss": loss,
-                      "threads_seen": threads_seen(torch)}))
+    cpu_seconds = sum(os.times()[:2]) - sum(cpu[:2])  # user and system, all of its threads
+    print(json.dumps({"seconds": sum(times) / len(times), "cpu_per_wall": cpu_seconds / sum(times),
+                      "loss": loss, "threads_seen": threads_seen(torch)}))
 
 
 def threads_seen(torch):
@@ -168,18 +172,35 @@ def torch_facts():
 
 # --- the runs -------------------------------------------------------------------------------
 
+# torch.compile's cache of compiled graphs, one per thread count, made new for each run of this
+# script. Its key leaves out the thread count, although the C++ that Inductor writes depends on
+# it (one thread: no OpenMP at all; more: `#pragma omp parallel num_threads(T)`), so with one
+# shared cache a two-thread run reused the one-thread kernels of an earlier run.
+INDUCTOR_CACHE = None
+
+
 def env_for(threads, setting=None):
     """The environment of every run: OpenBLAS's kernel its own choice, OpenBLAS's and OpenMP's
     threads both `threads`, then `setting` (by default FAIR, below)."""
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
     env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
                TORCHINDUCTOR_COMPILE_THREADS="1")  # compiling: one process, no pool left behind
+    if INDUCTOR_CACHE:
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(pathlib.Path(INDUCTOR_CACHE) / f"threads-{threads}")
     env.update(FAIR if setting is None else setting)
     return env
 
 
-# The fair setting found for two threads (the notes of the tables): filled in below.
-FAIR = {}
+# The setting every run gets, found fair with --probe-threads (bench/results/training-threads.md).
+# PyTorch runs its own operations on OpenMP threads (libgomp) and its GEMMs on OpenBLAS's
+# (pthreads), and each pool keeps its idle threads spinning for a while before they sleep:
+# libgomp's for 300,000 spins, OpenBLAS's for 2^28 cycles (about 0.13 s at 2.1 GHz), so in a
+# step, which calls OpenBLAS every few milliseconds, its idle thread hardly ever sleeps. With
+# both pools on T threads a process has 2T - 1 threads; on two cores a spinning thread of one
+# pool takes a core from a working thread of the other, and PyTorch eager on two threads ran
+# slower than on one. Telling both pools to sleep at once when idle lets the second thread help
+# PyTorch; ours uses no OpenMP, and its times did not move.
+FAIR = {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_THREAD_TIMEOUT": "4"}
 
 
 def first_line_of_error(stderr):
@@ -317,26 +338,29 @@ def probe_threads(args):
                               torch_threads)
             else:
                 r = run_ours(args.bench, "f64", threads, args.warmup, args.steps, setting)
-            if "seconds" in r:
-                key = (side, name)
-                times[key] = min(times.get(key, r["seconds"]), r["seconds"])
-    one = {side: times.get((side, "one thread")) for side in ("torch", "ours")}
+            key = (side, name)
+            if "seconds" in r and (key not in times or r["seconds"] < times[key]["seconds"]):
+                times[key] = r
+    one = {side: times.get((side, "one thread"), {}).get("seconds") for side in ("torch", "ours")}
 
     def cell(side, name):
-        t = times.get((side, name))
+        t = times.get((side, name), {}).get("seconds")
+        busy = times.get((side, name), {}).get("cpu_per_wall")
         if t is None:
-            return "– | –"
-        return f"{t * 1e3:.0f} | {one[side] / t:.2f}x" if one[side] else f"{t * 1e3:.0f} | –"
+            return "– | – |" + (" – |" if side == "torch" else "")
+        return (f"{t * 1e3:.0f} | " + (f"{one[side] / t:.2f}x |" if one[side] else "– |") +
+                (f" {busy:.2f} |" if side == "torch" else ""))
     lines = [f"Two threads against one, by setting: the fastest of {args.repeat} rounds of a "
              f"{args.steps}-step mean (after {args.warmup} untimed), each run a fresh process; "
              f"{datetime.date.today().isoformat()}, load average {loadavg()} at the end. "
              f"One thread, nothing set: PyTorch eager float32 "
-             f"{(one['torch'] or 0) * 1e3:.0f} ms a step, ours (float64) "
-             f"{(one['ours'] or 0) * 1e3:.0f} ms.",
+             f"{(one['torch'] or 0) * 1e3:.0f} ms a step (CPU time ÷ wall time "
+             f"{times.get(('torch', 'one thread'), {}).get('cpu_per_wall', 0):.2f}), ours "
+             f"(float64) {(one['ours'] or 0) * 1e3:.0f} ms.",
              "", "| setting (2 threads) | PyTorch eager f32, ms | speed-up over 1 thread "
-             "| ours f64, ms | speed-up over 1 thread |", "|---|---:|---:|---:|---:|"]
-    lines += [f"| {name} | {cell('torch', name)} | {cell('ours', name)} |"
-              for name, _, _ in PROBE]
+             "| its CPU time ÷ wall time | ours f64, ms | speed-up over 1 thread |",
+             "|---|---:|---:|---:|---:|---:|"]
+    lines += [f"| {name} | {cell('torch', name)} {cell('ours', name)}" for name, _, _ in PROBE]
     text = "\n".join(lines)
     print(text)
     out = pathlib.Path(args.out)
@@ -381,9 +405,9 @@ def tables(rows, gemm, args, facts, contexts, load):
     kernels = sorted({c.get("openblas_core", "?") for c in contexts})
     torch_kernels = sorted({r["threads_seen"].get("openblas_core", "?") for r in rows
                             if "threads_seen" in r})
-    head = ["| contender | dtype | threads | ms/step | tokens/s | speed ÷ PyTorch eager f32 "
-            "| MFU (of sgemm) | runs |",
-            "|---|---|---:|---:|---:|---:|---:|---:|"]
+    head = ["| contender | dtype | threads | ms/step | tokens/s | speed against PyTorch eager "
+            "f32 | model GFLOP/s | MFU (of sgemm) | runs |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     body, failures = [], []
     order = [OURS, EAGER, COMPILED]
     for threads in args.threads:
@@ -395,15 +419,15 @@ def tables(rows, gemm, args, facts, contexts, load):
                       and "seconds" in x)
             tried = sum(1 for x in rows if (x["contender"], x["dtype"], x["threads"]) == key)
             if "seconds" not in r:
-                body.append(f"| {key[0]} | {key[1]} | {threads} | failed | – | – | – "
+                body.append(f"| {key[0]} | {key[1]} | {threads} | failed | – | – | – | – "
                             f"| 0 of {tried} |")
                 failures.append(f"{key[0]} {key[1]}, {threads} thread(s): {r['error']}")
                 continue
             s = r["seconds"]
-            ratio = f"{reference / s:.2f}x" if reference else "–"
+            ratio = f"{reference / s:.2f}x" if reference else "–"  # its time ÷ this one
             mfu = f"{FLOPS_PER_STEP / s / 1e9 / sgemm[threads]:.0%}" if threads in sgemm else "–"
             body.append(f"| {key[0]} | {key[1]} | {threads} | {s * 1e3:.1f} | {TOKENS / s:,.0f} "
-                        f"| {ratio} | {mfu} | {ran} of {tried} |")
+                        f"| {ratio} | {FLOPS_PER_STEP / s / 1e9:.1f} | {mfu} | {ran} of {tried} |")
     rates = "; ".join(f"{t} thread(s): sgemm {sgemm[t]:.1f}, dgemm {dgemm.get(t, 0):.1f}"
                       for t in sorted(sgemm))
     pools = sorted({json.dumps(r["threads_seen"], sort_keys=True) for r in rows
@@ -424,12 +448,17 @@ def tables(rows, gemm, args, facts, contexts, load):
         f"position table, 2048 tokens: {FLOPS_PER_STEP / 1e9:.2f} GFLOP. MFU: those per "
         f"second over the sgemm rate at the step's typical shape (2048 × 128 times 128 × 512) "
         f"on the same threads, measured in the same rounds (GFLOP/s, best round: {rates}). "
-        f"float64 runs are held to the sgemm rate as well, so they cannot reach 100%.",
+        f"float64 runs are held to the sgemm rate too, which dgemm reaches only about half "
+        f"of. Speed "
+        f"against PyTorch eager f32: its time on the same threads ÷ the contender's (above 1: "
+        f"faster).",
         f"Threads: every run had OPENBLAS_NUM_THREADS and OMP_NUM_THREADS equal to its thread "
         f"count, PyTorch torch.set_num_threads as well; OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE "
-        f"unset; " + (", ".join(f"{k}={v}" for k, v in FAIR.items()) + " for every contender"
-                      if FAIR else "nothing else set") +
-        f". PyTorch's pools as threadpoolctl saw them: {'; '.join(seen)}.",
+        f"unset; {', '.join(f'{k}={v}' for k, v in FAIR.items())} for every contender"
+        f" (the setting `--probe-threads` found fair, bench/results/training-threads.md: with "
+        f"nothing set, PyTorch's OpenMP threads and OpenBLAS's each spin while idle, and on two "
+        f"cores they take turns from each other's work; PyTorch eager ran slower on two threads "
+        f"than on one). PyTorch's pools as threadpoolctl saw them: {'; '.join(seen)}.",
         "PyTorch: the same model as an nn.Module (Q, K, V, O, MLP as nn.Linear with biases, "
         "F.scaled_dot_product_attention with is_causal=True, F.gelu exact, tied embedding via "
         "F.linear), torch.optim.AdamW with its defaults on a CPU (no foreach, no fused) and two "
@@ -488,11 +517,16 @@ def main():
     if args.probe_threads:
         return probe_threads(args)
 
+    global INDUCTOR_CACHE
+    INDUCTOR_CACHE = tempfile.mkdtemp(prefix="compare_training-inductor-")
     facts = json.loads(subprocess.run([sys.executable, __file__, "--facts"], check=True,
                                       capture_output=True, text=True,
                                       env=env_for(1)).stdout)
     before = loadavg()
-    rows, gemm, contexts = measure(args)
+    try:
+        rows, gemm, contexts = measure(args)
+    finally:
+        shutil.rmtree(INDUCTOR_CACHE, ignore_errors=True)
     heading, table, notes = tables(rows, gemm, args, facts, contexts, (before, loadavg()))
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
