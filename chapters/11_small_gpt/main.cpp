@@ -222,20 +222,13 @@ struct NgramBits {
   std::vector<double> validation;  // on the bytes of the validation tokens the curve scores
 };
 
-// Bits per byte of `model` on the bytes that bits_per_byte() scores in the first `tokens`
-// tokens of `text` (those of tokens 1 ... tokens − 1), each byte predicted from the bytes
-// before it.
+// Bits per byte of `model` on the bytes that gpt::bits_per_byte() scores in the first `tokens`
+// tokens of `text`: those of tokens 1 ... tokens − 1, token 0's bytes being context only.
 double ngram_bits_on_scored_bytes(const attn::text::NgramModel& model,
                                   const BpeTokenizer& tokenizer, const gpt::TokenText& text,
                                   std::size_t tokens) {
   const arma::uword n = std::min<arma::uword>(tokens, text.tokens.n_elem);
-  const std::string bytes = tokenizer.decode(token_ids(text.tokens.head(n)));
-  const std::string_view all(bytes);
-  const std::size_t first = text.lengths(0);  // token 0's bytes are context, not scored
-  double bits = 0.0;
-  for (std::size_t i = first; i < bytes.size(); ++i)
-    bits -= std::log2(model.probability(all.substr(0, i), static_cast<unsigned char>(bytes[i])));
-  return bits / static_cast<double>(bytes.size() - first);
+  return model.bits_per_byte(tokenizer.decode(token_ids(text.tokens.head(n))), text.lengths(0));
 }
 
 NgramBits the_baselines(attn::book::Chapter& ch, const Run& run) {

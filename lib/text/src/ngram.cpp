@@ -98,17 +98,21 @@ double NgramModel::probability(std::string_view context, unsigned char next) con
   return p;
 }
 
-double NgramModel::bits_per_byte(std::string_view text) const {
+double NgramModel::bits_per_byte(std::string_view text, std::size_t first) const {
   if (text.empty())
     throw math::InputError("NgramModel::bits_per_byte: the text is empty");
+  if (first >= text.size())
+    throw math::InputError(fmt::format(
+        "NgramModel::bits_per_byte: scoring from byte {} of a text of {} bytes scores nothing",
+        first, text.size()));
   const auto n = static_cast<std::size_t>(order_);
   double bits = 0.0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  for (std::size_t i = first; i < text.size(); ++i) {
     const std::size_t start = i < n ? 0 : i - (n - 1);
     bits -=
         std::log2(probability(text.substr(start, i - start), static_cast<unsigned char>(text[i])));
   }
-  return bits / static_cast<double>(text.size());
+  return bits / static_cast<double>(text.size() - first);
 }
 
 }  // namespace attn::text

@@ -74,6 +74,10 @@ TEST(NgramModel, BigramOnAbracadabraAsWorkedByHand) {
         std::log2(model.probability("a", 'b'))) /
       3.0;
   EXPECT_NEAR(model.bits_per_byte("rab"), bits, 1e-15);
+  // From byte 1 on: "r" is context only.
+  const double from_one =
+      -(std::log2(model.probability("r", 'a')) + std::log2(model.probability("a", 'b'))) / 2.0;
+  EXPECT_NEAR(model.bits_per_byte("rab", 1), from_one, 1e-15);
 }
 
 TEST(NgramModel, ProbabilitiesOfAllBytesSumToOneAfterAnyContext) {
@@ -178,6 +182,8 @@ TEST(NgramModel, RefusesAnOrderBelowOneAndEmptyTexts) {
   const attn::text::NgramModel model(3, "abc");
   EXPECT_TRUE(
       ThrowsNaming<attn::math::InputError>([&] { model.bits_per_byte(""); }, "the text is empty"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { model.bits_per_byte("ab", 2); },
+                                                   "from byte 2 of a text of 2 bytes"));
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { model.discount(0); }, "order 0"));
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { model.discount(4); }, "between 1 and 3"));
 }

@@ -87,15 +87,19 @@ class NgramModel {
   /// \return a probability in (0, 1]; the 256 bytes' probabilities after any context sum to 1.
   double probability(std::string_view context, unsigned char next) const;
 
-  /// \brief The mean number of bits the model spends per byte of a text \f$x\f$,
-  ///        \f[ \frac{1}{|x|} \sum_{i=0}^{|x|-1} -\log_2 P\bigl(x_i \mid
+  /// \brief The mean number of bits the model spends per byte of a text \f$x\f$, on its bytes
+  ///        from \f$f\f$ = \p first on,
+  ///        \f[ \frac{1}{|x| - f} \sum_{i=f}^{|x|-1} -\log_2 P\bigl(x_i \mid
   ///            x_{\max(0,\,i-n+1)} \ldots x_{i-1}\bigr), \f]
-  ///        each byte scored by probability() with the bytes of \f$x\f$ before it.
+  ///        each byte scored by probability() with the bytes of \f$x\f$ before it (so the
+  ///        bytes before \p first are context only: chapter 11 scores the bytes a transformer
+  ///        scores, whose first token is context).
   /// \param text \f$x\f$: held-out text, for a fair measure.
+  /// \param first the first byte scored, 0 for all of them.
   /// \return bits per byte, above 0: 8 is what the uniform distribution spends, and a model
   ///         can spend more on text unlike its training.
-  /// \throws InputError if \p text is empty.
-  double bits_per_byte(std::string_view text) const;
+  /// \throws InputError if \p text has no byte from \p first on.
+  double bits_per_byte(std::string_view text, std::size_t first = 0) const;
 
  private:
   /// \f$c_k(h\,\cdot)\f$ and \f$N_{1+}(h\,\cdot)\f$ of one context \f$h\f$.
