@@ -363,6 +363,8 @@ struct Float32Step::Work {
   void forward(const PackedBatch& batch);
   double loss_and_dlogits(const PackedBatch& batch);
   void backward(const PackedBatch& batch);
+  struct HeadSlice;
+  [[nodiscard]] HeadSlice slice(std::ptrdiff_t pair) const;
   void attend(BlockActivations& a);
   void attend_backward(const BlockActivations& a);
   void widen_gradients(TransformerWeights& g) const;
@@ -423,6 +425,26 @@ void Float32Step::Work::prepare(const PackedBatch& batch) {
     a.probs.resize(offset);
 }
 
+// Where one (sentence, head) pair's attention lives in the batch: the sentence's first column
+// and length, the head's first row of Q (its K and V lie d and 2d rows further), and where its
+// (n × n) weights begin in BlockActivations::probs.
+struct Float32Step::Work::HeadSlice {
+  uword first = 0;
+  uword n = 0;
+  uword row = 0;
+  uword probs = 0;
+};
+
+Float32Step::Work::HeadSlice Float32Step::Work::slice(std::ptrdiff_t pair) const {
+  const auto sentence = static_cast<uword>(pair) / heads;
+  const auto head = static_cast<uword>(pair) % heads;
+  const SequenceRows& s = sequences[sentence];
+  return {.first = s.first,
+          .n = s.count(),
+          .row = head * d_head,
+          .probs = probs_offset[sentence] + head * s.count() * s.count()};
+}
+
 //! [float32-attention]
 // Causal attention for every sentence and head, on the columns of Q, K and V in place:
 // Sᵀ = Kₕᵀ Qₕ / √d_k holds one column per query i; its softmax runs over the keys 0 ... i and
@@ -434,14 +456,13 @@ void Float32Step::Work::attend(BlockActivations& a) {
   const auto pairs = static_cast<std::ptrdiff_t>(sequences.size() * heads);
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t pair = 0; pair < pairs; ++pair) {
-    const SequenceRows& s = sequences[static_cast<uword>(pair) / heads];
-    const uword h = static_cast<uword>(pair) % heads;
-    const uword n = s.count();
-    const float* Q = a.qkv.colptr(s.first) + h * d_head;
+    const HeadSlice at = slice(pair);
+    const uword n = at.n;
+    const float* Q = a.qkv.colptr(at.first) + at.row;
     const float* K = Q + d;
     const float* V = Q + 2 * d;
-    float* P = a.probs.data() + probs_offset[static_cast<uword>(pair) / heads] + h * n * n;
-    float* O = a.attended.colptr(s.first) + h * d_head;
+    float* P = a.probs.data() + at.probs;
+    float* O = a.attended.colptr(at.first) + at.row;
     for (uword q0 = 0; q0 < n; q0 += kQueryBlock) {
       const uword width = std::min(kQueryBlock, n - q0);
       const uword keys = q0 + width;  // queries q0 ... keys − 1 see keys 0 ... keys − 1 at most
@@ -470,15 +491,14 @@ void Float32Step::Work::attend_backward(const BlockActivations& a) {
   const auto pairs = static_cast<std::ptrdiff_t>(sequences.size() * heads);
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t pair = 0; pair < pairs; ++pair) {
-    const SequenceRows& s = sequences[static_cast<uword>(pair) / heads];
-    const uword h = static_cast<uword>(pair) % heads;
-    const uword n = s.count();
-    const float* Q = a.qkv.colptr(s.first) + h * d_head;
+    const HeadSlice at = slice(pair);
+    const uword n = at.n;
+    const float* Q = a.qkv.colptr(at.first) + at.row;
     const float* K = Q + d;
     const float* V = Q + 2 * d;
-    const float* P = a.probs.data() + probs_offset[static_cast<uword>(pair) / heads] + h * n * n;
-    const float* dO = d_attended.colptr(s.first) + h * d_head;
-    float* dQ = d_qkv.colptr(s.first) + h * d_head;
+    const float* P = a.probs.data() + at.probs;
+    const float* dO = d_attended.colptr(at.first) + at.row;
+    float* dQ = d_qkv.colptr(at.first) + at.row;
     float* dK = dQ + d;
     float* dV = dQ + 2 * d;
     float* dS = d_scores[static_cast<uword>(omp_get_thread_num())].data();
