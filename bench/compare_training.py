@@ -279,6 +279,8 @@ def measure(args):
         for contender, dt, threads in order:
             print(f"compare_training: round {round_} of {args.repeat}: {contender} "
                   f"{dt or ''} {threads} thread(s)", file=sys.stderr, flush=True)
+            # when it started and the load then, to tell a run that shared the cores
+            when = {"started": time.strftime("%H:%M:%S"), "load": loadavg()}
             if contender == "gemm":
                 result = run_gemm(args.bench, threads)
                 if "error" in result:
@@ -286,7 +288,7 @@ def measure(args):
                 contexts.append(result["context"])
                 for d, rate in result["rates"].items():
                     gemm.append({"round": round_, "contender": SGEMM if d == "float32" else DGEMM,
-                                 "dtype": d, "threads": threads, "gflops": rate})
+                                 "dtype": d, "threads": threads, "gflops": rate, **when})
                 continue
             if contender == OURS:
                 result = run_ours(args.bench, {"float64": "f64", "float32": "f32"}[dt], threads,
@@ -297,7 +299,7 @@ def measure(args):
                 result = run_torch("eager" if contender == EAGER else "compile", dt, threads,
                                    args.warmup, args.steps)
             rows.append({"round": round_, "contender": contender, "dtype": dt,
-                         "threads": threads, **result})
+                         "threads": threads, **when, **result})
     return rows, gemm, contexts
 
 
@@ -475,17 +477,17 @@ def write_csv(path, heading, rows, gemm):
     with open(path, "w", newline="") as f:
         f.write(f"# {heading}\n")
         w = csv.writer(f)
-        w.writerow(["round", "contender", "dtype", "threads", "seconds_per_step", "tokens_per_s",
-                    "gflops", "loss", "error"])
+        w.writerow(["round", "started", "load_1min", "contender", "dtype", "threads",
+                    "seconds_per_step", "tokens_per_s", "gflops", "loss", "error"])
         for r in sorted(rows, key=lambda r: (r["contender"], r["dtype"], r["threads"], r["round"])):
             s = r.get("seconds")
-            w.writerow([r["round"], r["contender"], r["dtype"], r["threads"],
-                        f"{s:.6g}" if s else "", f"{TOKENS / s:.1f}" if s else "",
+            w.writerow([r["round"], r["started"], r["load"], r["contender"], r["dtype"],
+                        r["threads"], f"{s:.6g}" if s else "", f"{TOKENS / s:.1f}" if s else "",
                         f"{FLOPS_PER_STEP / s / 1e9:.3f}" if s else "",
                         f"{r['loss']:.4f}" if "loss" in r else "", r.get("error", "")])
         for g in sorted(gemm, key=lambda g: (g["contender"], g["threads"], g["round"])):
-            w.writerow([g["round"], g["contender"], g["dtype"], g["threads"], "", "",
-                        f"{g['gflops']:.3f}", "", ""])
+            w.writerow([g["round"], g["started"], g["load"], g["contender"], g["dtype"],
+                        g["threads"], "", "", f"{g['gflops']:.3f}", "", ""])
 
 
 def loadavg():
