@@ -70,20 +70,24 @@ std::int64_t warmup_steps = 3;
 
 // The precisions a step is timed in, one line each: a name and what it changes in the settings.
 using Precision = void (*)(gpt::TrainingSettings&);
-void float64(gpt::TrainingSettings&) {}  // the settings as they are: the book's float64 step
+void float64(gpt::TrainingSettings& s) {  // the readable reference step
+  s.precision = gpt::Precision::float64;
+}
+void float32(gpt::TrainingSettings& s) {  // the step chapter 11 trains with
+  s.precision = gpt::Precision::float32;
+}
 struct Registered {
   const char* name;
   Precision precision;
 };
 const Registered kPrecisions[] = {
     {"f64", float64},
-    // >>> TrainStep/f32 goes here, once attn::gpt::TrainingSettings has `precision`
-    // (enum class attn::gpt::Precision { float64, float32 }; float32, a fast float32 step):
-    // {"f32", [](gpt::TrainingSettings& s) { s.precision = gpt::Precision::float32; }},
+    {"f32", float32},
 };
 
-// The same threads for every run: OpenBLAS's, where the step's GEMMs run; OpenMP's as well, in
-// case a layer runs a loop on them (the GPT's float64 step does not).
+// The same threads for every run: OpenBLAS's, where the float64 step's GEMMs run; OpenMP's,
+// where the float32 step's loops and products run (each thread its own sgemm, OpenBLAS held to
+// one thread meanwhile).
 void use_threads(int threads) {
   omp_set_num_threads(threads);
   openblas_set_num_threads(threads);

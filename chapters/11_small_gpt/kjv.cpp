@@ -144,12 +144,20 @@ std::vector<Verse> parse_verses(const std::string& bible) {
 }
 
 Corpus split_corpus(const std::vector<Verse>& verses) {
-  constexpr int kHeldOutEvery = 10;  // chapters 10, 20, 30, ... are held out
+  constexpr int kEvery = 10;      // one chapter in ten to each held-out part:
+  constexpr int kTest = 0;        // chapters 10, 20, 30, ... test
+  constexpr int kValidation = 5;  // chapters 5, 15, 25, ... validate
   Corpus corpus;
   for (const Verse& v : verses) {
-    const bool held_out = v.chapter % kHeldOutEvery == 0;
-    (held_out ? corpus.held_out : corpus.training) += v.text + '\n';
-    ++(held_out ? corpus.held_out_verses : corpus.training_verses);
+    const int place = v.chapter % kEvery;
+    std::string& part = place == kTest         ? corpus.test
+                        : place == kValidation ? corpus.validation
+                                               : corpus.training;
+    std::size_t& count = place == kTest         ? corpus.test_verses
+                         : place == kValidation ? corpus.validation_verses
+                                                : corpus.training_verses;
+    part += v.text + '\n';
+    ++count;
   }
   return corpus;
 }

@@ -1,6 +1,6 @@
 /// \file
 /// \brief Chapter 11's corpus: the King James Bible as Debian's `bible-kjv-text` package ships
-///        it, decoded, cut into verses and split into a training part and a held-out part.
+///        it, decoded, cut into verses and split into training, validation and test parts.
 ///
 /// The package keeps the text in `/usr/lib/bible.data`, compressed for the `bible` program's
 /// random access: a header, then 68 windows of at most 65,536 bytes of text, each compressed on its
@@ -47,19 +47,23 @@ struct Verse {
 /// \param bible what read_bible() returned. \return 31,102 verses for Debian's file.
 std::vector<Verse> parse_verses(const std::string& bible);
 
-/// \brief The text a model trains on and the text it is judged on.
+/// \brief The text a model trains on, the text that chooses its settings, and the text it is
+///        judged on once at the end.
 struct Corpus {
-  std::string training;             ///< the training verses' words, each verse ending in '\\n'.
-  std::string held_out;             ///< the held-out verses', the same way.
-  std::size_t training_verses = 0;  ///< how many verses are in the training part.
-  std::size_t held_out_verses = 0;  ///< how many are held out.
+  std::string training;               ///< the training verses' words, each verse ending in '\\n'.
+  std::string validation;             ///< the validation verses', the same way.
+  std::string test;                   ///< the test verses', the same way.
+  std::size_t training_verses = 0;    ///< how many verses train.
+  std::size_t validation_verses = 0;  ///< how many validate.
+  std::size_t test_verses = 0;        ///< how many test.
 };
 
-/// \brief The book's split: every chapter whose number is a multiple of 10 (Genesis 10, 20,
-///        ..., Psalms 150) is held out, every other chapter trains. Whole chapters are held
-///        out, so no held-out verse sits between two training verses of its own chapter; the
-///        36 books of ten chapters or more are on both sides, the 30 shorter ones train only.
-/// \param verses from parse_verses(). \return the two parts, labels removed.
+/// \brief The book's split, by whole chapters: chapters 10, 20, 30, ... (Genesis 10, ...,
+///        Psalms 150) are the test part, chapters 5, 15, 25, ... the validation part, every other
+///        chapter trains. Whole chapters are held out, so no held-out verse sits between two
+///        training verses of its own chapter; a book of fewer than 5 chapters trains only, one of
+///        5 to 9 chapters also validates.
+/// \param verses from parse_verses(). \return the three parts, labels removed.
 Corpus split_corpus(const std::vector<Verse>& verses);
 
 }  // namespace attn::ch11

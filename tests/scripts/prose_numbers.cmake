@@ -49,14 +49,15 @@ function(allowed_numbers chapter_dir out)
 endfunction()
 
 # Fails, naming the line, for every number of `page` not in `allowed`. Names that look like
-# numbers are not quantities and are passed over: "Module 2.1" (the article's sections),
+# numbers are not quantities and are passed over: "Module 2.1" (the article's sections), a
+# reference book's "formula 7.1.26",
 # versions such as "numpy 1.24" and "torch 2.6", and exercises ("exercise 1.2", ctest's
 # "ex1.2"). With ONLY_COMMENTS, only the page's `///` lines count: the
 # statements and hints in a chapter's exercise header.
 function(check_page page allowed where)
   cmake_parse_arguments(PARSE_ARGV 3 check "ONLY_COMMENTS" "" "")
   file(READ "${page}" text)
-  string(REGEX REPLACE "(Module|numpy|torch|[Ee]xercises?) [0-9]+[.][0-9]+" "\\1 <name>" text "${text}")
+  string(REGEX REPLACE "(Module|numpy|torch|[Ee]xercises?|formula) [0-9]+[.][0-9]+" "\\1 <name>" text "${text}")
   string(REGEX REPLACE "(ex|solution)[0-9]+[.][0-9]+" "\\1<name>" text "${text}")
   string(REGEX REPLACE "[][;]" " " text "${text}")
   string(REPLACE "\n" ";" lines "${text}")

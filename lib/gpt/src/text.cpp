@@ -1,5 +1,6 @@
 #include "attn/gpt/text.hpp"
 
+#include <attn/gpt/float32_step.hpp>
 #include <attn/gpt/forward.hpp>
 #include <attn/math/layers.hpp>
 #include <attn/math/validate.hpp>
@@ -24,39 +25,93 @@ TokenText encode(const text::BpeTokenizer& tokenizer, const std::string& text) {
   return out;
 }
 
-double bits_per_byte(const TransformerWeights& weights, const TokenText& text, std::size_t tokens) {
-  const arma::uword n = tokens == 0 || tokens > text.tokens.n_elem ? text.tokens.n_elem : tokens;
-  const arma::uword window = weights.config.max_length;
-  const arma::uword stride = kept_context(weights.config);
-  if (n < 2)
-    throw math::InputError(fmt::format("bits_per_byte: {} token(s); scoring needs at least 2", n));
-  double nats = 0.0;
+namespace {
+
+// The windows bits_per_byte() reads: inputs first ... last − 1, predicting tokens first + 1 ...
+// last, of which those from scored_from + 1 on are scored (no earlier window scored them).
+struct ScoredWindow {
+  arma::uword first = 0;
+  arma::uword last = 0;
+  arma::uword scored_from = 0;
+};
+
+std::vector<ScoredWindow> scored_windows(arma::uword n, const TransformerConfig& config) {
+  const arma::uword window = config.max_length;
+  const arma::uword stride = kept_context(config);
+  std::vector<ScoredWindow> windows;
   arma::uword scored_up_to = 0;  // tokens 1 ... scored_up_to have been scored
   for (arma::uword start = 0; scored_up_to + 1 < n; start += stride) {
-    const arma::uword end = std::min(start + window, n - 1);  // inputs start ... end − 1
-    const arma::uvec inputs = text.tokens.subvec(start, end - 1);
-    const arma::mat logits = sentence_logits(weights, inputs);
-    // Targets scored_up_to + 1 ... end, each predicted by the row before it (row i − 1 − start):
-    // their summed cost is cross-entropy's mean times their number.
-    const arma::uvec targets = text.tokens.subvec(scored_up_to + 1, end);
-    const arma::mat rows = logits.rows(scored_up_to - start, end - 1 - start);
-    nats += math::cross_entropy(rows, targets).loss * static_cast<double>(targets.n_elem);
+    const arma::uword end = std::min(start + window, n - 1);
+    windows.push_back({.first = start, .last = end, .scored_from = scored_up_to});
     scored_up_to = end;
+  }
+  return windows;
+}
+
+// The summed cost of a window's scored tokens, each predicted by the row before it (row
+// i − 1 − first): cross-entropy's mean times their number.
+double window_nats(const TransformerWeights& weights, const TokenText& text,
+                   const ScoredWindow& w) {
+  const arma::uvec inputs = text.tokens.subvec(w.first, w.last - 1);
+  const arma::mat logits = sentence_logits(weights, inputs);
+  const arma::uvec targets = text.tokens.subvec(w.scored_from + 1, w.last);
+  const arma::mat rows = logits.rows(w.scored_from - w.first, w.last - 1 - w.first);
+  return math::cross_entropy(rows, targets).loss * static_cast<double>(targets.n_elem);
+}
+
+// The same in float, kWindowsAtOnce windows packed into each batch.
+double float32_nats(const TransformerWeights& weights, const TokenText& text,
+                    const std::vector<ScoredWindow>& windows) {
+  constexpr std::size_t kWindowsAtOnce = 16;
+  Float32Step step(weights.config);
+  double nats = 0.0;
+  for (std::size_t begin = 0; begin < windows.size(); begin += kWindowsAtOnce) {
+    const std::size_t end = std::min(windows.size(), begin + kWindowsAtOnce);
+    std::vector<arma::uvec> sentences;  // inputs and the token after the last
+    for (std::size_t k = begin; k < end; ++k)
+      sentences.push_back(text.tokens.subvec(windows[k].first, windows[k].last));
+    const PackedBatch batch = pack_sentences(sentences);
+    const arma::vec losses = step.row_losses(weights, batch);
+    for (std::size_t k = begin; k < end; ++k) {
+      const ScoredWindow& w = windows[k];
+      const arma::uword row = batch.starts(k - begin);
+      nats += arma::accu(losses.subvec(row + w.scored_from - w.first, row + w.last - 1 - w.first));
+    }
+  }
+  return nats;
+}
+
+}  // namespace
+
+double bits_per_byte(const TransformerWeights& weights, const TokenText& text, std::size_t tokens,
+                     Precision precision) {
+  const arma::uword n = tokens == 0 || tokens > text.tokens.n_elem ? text.tokens.n_elem : tokens;
+  if (n < 2)
+    throw math::InputError(fmt::format("bits_per_byte: {} token(s); scoring needs at least 2", n));
+  const std::vector<ScoredWindow> windows = scored_windows(n, weights.config);
+  double nats = 0.0;
+  if (precision == Precision::float32) {
+    nats = float32_nats(weights, text, windows);
+  } else {
+    for (const ScoredWindow& w : windows)
+      nats += window_nats(weights, text, w);
   }
   const double bytes = static_cast<double>(arma::accu(text.lengths.subvec(1, n - 1)));
   return nats / (bytes * std::numbers::ln2);
 }
 
-Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens) {
-  return [held_out, tokens](const TransformerWeights& weights) {
-    return Measurement{.held_out = bits_per_byte(weights, held_out, tokens), .training = {}};
+Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens, Precision precision) {
+  return [held_out, tokens, precision](const TransformerWeights& weights) {
+    return Measurement{.held_out = bits_per_byte(weights, held_out, tokens, precision),
+                       .training = {}};
   };
 }
 
-Evaluation bits_on_both(const TokenText& held_out, const TokenText& training, std::size_t tokens) {
-  return [held_out, training, tokens](const TransformerWeights& weights) {
-    return Measurement{.held_out = bits_per_byte(weights, held_out, tokens),
-                       .training = bits_per_byte(weights, training, tokens)};
+Evaluation bits_on_both(const TokenText& held_out, const TokenText& training, std::size_t tokens,
+                        Precision precision) {
+  return [held_out, training, tokens, precision](const TransformerWeights& weights) {
+    return Measurement{.held_out = bits_per_byte(weights, held_out, tokens, precision),
+                       .training = bits_per_byte(weights, training, tokens, precision)};
   };
 }
 

@@ -1,5 +1,6 @@
 #include "attn/gpt/trainer.hpp"
 
+#include <attn/gpt/float32_step.hpp>
 #include <attn/gpt/forward.hpp>
 #include <attn/math/validate.hpp>
 
@@ -71,10 +72,27 @@ void train(TrainingState& state, const TrainingSettings& settings, const NextBat
   };
   math::AdamW optimizer(decay_flags(state.weights), settings.weight_decay);
   optimizer.restore(state.optimizer);
+  // The step in the run's precision: the readable float64 one, or the float32 one.
+  std::optional<Float32Step> float32;
+  if (settings.precision == Precision::float32)
+    float32.emplace(state.weights.config);
+  TransformerStep reference;
+  const auto forward_and_backward = [&](const PackedBatch& batch) -> const TransformerStep& {
+    if (float32)
+      return float32->run(state.weights, batch);
+    reference = transformer_step(state.weights, batch, uniform);
+    return reference;
+  };
   const std::vector<Parameter> parameters = gpt::parameters(state.weights);
   std::vector<arma::mat*> values;  // into state.weights, whose matrices stay where they are
   for (const Parameter& p : parameters)
     values.push_back(p.value);
+  std::vector<arma::mat> gradients(values.size());  // the same matrices at every step
+  const auto copy_gradients = [&](const TransformerWeights& from) {
+    std::size_t k = 0;
+    for (const ConstParameter& g : gpt::parameters(from))
+      gradients[k++] = *g.value;
+  };
   if (settings.evaluate_at_start && state.step == 0 && state.curve.empty())
     state.curve.push_back({.step = 0,
                            .learning_rate = math::learning_rate(schedule, 0),
@@ -84,10 +102,8 @@ void train(TrainingState& state, const TrainingSettings& settings, const NextBat
   while (state.step < until) {
     //! [training-step]
     const PackedBatch batch = next_batch(state.step, rng);
-    TransformerStep step = transformer_step(state.weights, batch, uniform);
-    std::vector<arma::mat> gradients;
-    for (const Parameter& g : gpt::parameters(step.gradients))
-      gradients.push_back(std::move(*g.value));
+    const TransformerStep& step = forward_and_backward(batch);
+    copy_gradients(step.gradients);
     const double norm = math::clip_grad_norm(gradients, settings.clip_norm);
     const double rate = math::learning_rate(schedule, state.step);
     optimizer.step(values, gradients, rate);

@@ -311,57 +311,69 @@ TEST(ParseVerses, SplitsALabelIntoBookChapterAndVerse) {
   EXPECT_TRUE(ch11::parse_verses("").empty());
 }
 
-TEST(SplitCorpus, HoldsOutEveryTenthChapter) {
+TEST(SplitCorpus, TestsEveryTenthChapterAndValidatesTheFifths) {
   const ch11::Corpus corpus = ch11::split_corpus(verses());
-  EXPECT_EQ(corpus.training.size(), 3'812'090u);
-  EXPECT_EQ(corpus.training_verses, 28'684u);
-  EXPECT_EQ(corpus.held_out.size(), 325'760u);
-  EXPECT_EQ(corpus.held_out_verses, 2'418u);
-  // Rebuilt from the verses: held out exactly when the chapter is a multiple of 10.
-  std::string training, held_out;
-  std::size_t held_out_verses = 0;
-  for (const ch11::Verse& v : verses()) {
-    (v.chapter % 10 == 0 ? held_out : training) += v.text + "\n";
-    held_out_verses += v.chapter % 10 == 0;
-  }
+  EXPECT_EQ(corpus.training.size(), 3'429'999u);
+  EXPECT_EQ(corpus.training_verses, 25'720u);
+  EXPECT_EQ(corpus.validation.size(), 382'091u);
+  EXPECT_EQ(corpus.validation_verses, 2'964u);
+  EXPECT_EQ(corpus.test.size(), 325'760u);
+  EXPECT_EQ(corpus.test_verses, 2'418u);
+  // Rebuilt from the verses: test when the chapter is a multiple of 10, validation when it is
+  // 5 more than one.
+  std::string training, validation, test;
+  for (const ch11::Verse& v : verses())
+    (v.chapter % 10 == 0 ? test : v.chapter % 10 == 5 ? validation : training) += v.text + "\n";
   EXPECT_EQ(corpus.training, training);
-  EXPECT_EQ(corpus.held_out, held_out);
-  EXPECT_EQ(held_out_verses, corpus.held_out_verses);
-  EXPECT_EQ(std::count(corpus.held_out.begin(), corpus.held_out.end(), '\n'), 2418);
-  EXPECT_EQ(std::count(corpus.training.begin(), corpus.training.end(), '\n'), 28684);
+  EXPECT_EQ(corpus.validation, validation);
+  EXPECT_EQ(corpus.test, test);
+  EXPECT_EQ(std::count(corpus.training.begin(), corpus.training.end(), '\n'), 25'720);
+  EXPECT_EQ(std::count(corpus.validation.begin(), corpus.validation.end(), '\n'), 2'964);
+  EXPECT_EQ(std::count(corpus.test.begin(), corpus.test.end(), '\n'), 2'418);
 }
 
-TEST(SplitCorpus, BooksOfTenChaptersOrMoreAreOnBothSides) {
-  // The books of fewer than 10 chapters (Ruth, Jonah, the shorter epistles, ...) have no
-  // chapter 10: they train, and none of their verses is held out.
+TEST(SplitCorpus, LongerBooksAreOnEverySide) {
+  // A book of fewer than 10 chapters (Ruth, Jonah, the shorter epistles, ...) has no chapter
+  // 10 to test; one of fewer than 5 has no chapter 5 to validate either, and only trains.
   std::map<std::string, int> chapters;
-  std::set<std::string> held_out;
+  std::set<std::string> tested, validated;
   for (const ch11::Verse& v : verses()) {
     chapters[v.book] = std::max(chapters[v.book], v.chapter);
     if (v.chapter % 10 == 0)
-      held_out.insert(v.book);
+      tested.insert(v.book);
+    if (v.chapter % 10 == 5)
+      validated.insert(v.book);
   }
-  std::set<std::string> long_books;
-  for (const auto& [book, last] : chapters)
+  std::set<std::string> ten_or_more, five_or_more;
+  for (const auto& [book, last] : chapters) {
     if (last >= 10)
-      long_books.insert(book);
-  EXPECT_EQ(held_out, long_books);
-  EXPECT_EQ(long_books.size(), 36u);  // and 30 books train only
+      ten_or_more.insert(book);
+    if (last >= 5)
+      five_or_more.insert(book);
+  }
+  EXPECT_EQ(tested, ten_or_more);
+  EXPECT_EQ(validated, five_or_more);
+  EXPECT_EQ(chapters.size(), 66u);
+  EXPECT_EQ(ten_or_more.size(), 36u);
+  EXPECT_EQ(five_or_more.size(), 47u);  // and 19 books train only
   EXPECT_EQ(chapters.at("Psa"), 150);
   EXPECT_EQ(chapters.at("1Sm"), 31);  // the file's short names: 1Sm, not 1Sam
 }
 
 TEST(SplitCorpus, KeepsTheOrderAndDropsTheLabels) {
-  const std::vector<ch11::Verse> v = {{"Ge", 9, 29, "nine"},   {"Ge", 10, 1, "ten"},
-                                      {"Ge", 11, 1, "eleven"}, {"Ps", 150, 6, "praise"},
-                                      {"Ps", 1, 1, "blessed"}, {"Jude", 1, 25, ""}};
+  const std::vector<ch11::Verse> v = {{"Ge", 9, 29, "nine"},    {"Ge", 10, 1, "ten"},
+                                      {"Ge", 11, 1, "eleven"},  {"Ge", 15, 2, "fifteen"},
+                                      {"Ps", 150, 6, "praise"}, {"Ps", 1, 1, "blessed"},
+                                      {"Jude", 1, 25, ""}};
   const ch11::Corpus c = ch11::split_corpus(v);
   EXPECT_EQ(c.training, "nine\neleven\nblessed\n\n");
-  EXPECT_EQ(c.held_out, "ten\npraise\n");
+  EXPECT_EQ(c.validation, "fifteen\n");
+  EXPECT_EQ(c.test, "ten\npraise\n");
   EXPECT_EQ(c.training_verses, 4u);
-  EXPECT_EQ(c.held_out_verses, 2u);
+  EXPECT_EQ(c.validation_verses, 1u);
+  EXPECT_EQ(c.test_verses, 2u);
   const ch11::Corpus none = ch11::split_corpus({});
-  EXPECT_TRUE(none.training.empty() && none.held_out.empty());
+  EXPECT_TRUE(none.training.empty() && none.validation.empty() && none.test.empty());
 }
 
 }  // namespace

@@ -96,6 +96,22 @@ TEST(BitsPerByte, EqualsEachTokenScoredFromItsOwnWindow) {
   }
 }
 
+// In float32 the windows, and the tokens each scores, are the same: the two agree to float's
+// rounding. (The float32 step computes no dropout, so the model here drops none.)
+TEST(BitsPerByte, Float32ScoresTheSameTokensAsFloat64) {
+  for (const arma::uword max_length : {7, 8}) {
+    attn::gpt::TransformerWeights w = model(max_length);
+    w.config.dropout = 0.0;
+    const gpt::TokenText text = token_text(40);
+    for (const arma::uword n : {2, 5, 8, 9, 13, 23, 40}) {
+      const double reference = gpt::bits_per_byte(w, text, n);
+      EXPECT_NEAR(gpt::bits_per_byte(w, text, n, gpt::Precision::float32), reference,
+                  1e-5 * reference)
+          << "max_length " << max_length << ", n = " << n;
+    }
+  }
+}
+
 TEST(BitsPerByte, ScoresTheFirstTokensAskedFor) {
   const attn::gpt::TransformerWeights w = model(8);
   const gpt::TokenText text = token_text(40, 5);

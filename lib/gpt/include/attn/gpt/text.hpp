@@ -34,24 +34,31 @@ TokenText encode(const text::BpeTokenizer& tokenizer, const std::string& text);
 /// \param weights the model. \param text from encode(); \param tokens how much of the text to
 ///        read: its first \p tokens tokens, of which tokens 1 ... \p tokens − 1 are scored (all
 ///        of the text if 0 or more than it has).
+/// \param precision the readable forward pass in double (sentence_logits()), or Float32Step's
+///        in `float`, several windows at a time: the same windows, the same tokens scored.
 /// \return bits per byte.
-/// \throws InputError if fewer than 2 tokens would be scored, or as sentence_logits() does.
+/// \throws InputError if fewer than 2 tokens would be scored, or as sentence_logits() (or
+///         Float32Step) does.
 double bits_per_byte(const TransformerWeights& weights, const TokenText& text,
-                     std::size_t tokens = 0);
+                     std::size_t tokens = 0, Precision precision = Precision::float64);
 
 /// \brief A measurement for the trainer: bits_per_byte() of the first \p tokens of
 ///        \p held_out (the Measurement's training number is not taken).
 /// \param held_out the held-out text, encoded (copied into the measurement).
 /// \param tokens how much of it to read, as bits_per_byte() takes it (all if 0).
+/// \param precision as bits_per_byte() takes it.
 /// \return the Evaluation.
-Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens);
+Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens,
+                         Precision precision = Precision::float64);
 
 /// \brief Chapter 11's measurement for the trainer: bits_per_byte() of the first \p tokens of
 ///        \p held_out and of the first \p tokens of \p training, read the same way (the same
 ///        windows, the same contexts), so that the two numbers differ only by the text.
 /// \param held_out,training the two texts, encoded (copied into the measurement).
 /// \param tokens how much of each to read, as bits_per_byte() takes it (all if 0).
+/// \param precision as bits_per_byte() takes it.
 /// \return the Evaluation.
-Evaluation bits_on_both(const TokenText& held_out, const TokenText& training, std::size_t tokens);
+Evaluation bits_on_both(const TokenText& held_out, const TokenText& training, std::size_t tokens,
+                        Precision precision = Precision::float64);
 
 }  // namespace attn::gpt

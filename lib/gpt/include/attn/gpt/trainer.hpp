@@ -29,6 +29,12 @@
 
 namespace attn::gpt {
 
+/// \brief The arithmetic of a training step.
+enum class Precision {
+  float64,  ///< transformer_step(): the readable reference, equal to PyTorch within 1e-10.
+  float32,  ///< Float32Step: the same step in `float`, written for speed (float32_step.hpp).
+};
+
 /// \brief Everything that fixes a training run besides the model's sizes and its data.
 struct TrainingSettings {
   std::int64_t steps = 0;            ///< optimiser steps in all.
@@ -42,6 +48,9 @@ struct TrainingSettings {
   std::int64_t evaluate_every = 0;  ///< steps between two measurements (at least 1).
   bool evaluate_at_start = false;   ///< whether the curve begins with a point at step 0.
   std::uint64_t seed = 0;           ///< of the one random stream.
+  /// What each step computes in. The weights, the optimiser's moments and the update are in
+  /// double either way.
+  Precision precision = Precision::float64;
 };
 
 /// \brief The schedule of \p settings as the optimiser reads it: step \f$t < W\f$ of the
@@ -135,17 +144,17 @@ Progress progress_line(std::ostream& log, bool terminal = stderr_is_terminal());
 
 /// \brief Trains from where \p state is until step \p until (at most settings.steps): each
 ///        step takes \p next_batch, runs transformer_step() with dropout drawn from the run's
-///        stream, clips the gradients to settings.clip_norm, and takes an AdamW step at the
-///        schedule's rate, and records the step's loss and gradient norm in the history; every
-///        evaluate_every steps and at the last, a CurvePoint is added (and one at step 0
-///        first, with evaluate_at_start). Stopping and calling again, with
-///        the same state, continues exactly as one call would have.
+///        stream (or, in Precision::float32, a Float32Step), clips the gradients to
+///        settings.clip_norm, and takes an AdamW step at the schedule's rate, and records the
+///        step's loss and gradient norm in the history; every evaluate_every steps and at the last,
+///        a CurvePoint is added (and one at step 0 first, with evaluate_at_start). Stopping and
+///        calling again, with the same state, continues exactly as one call would have.
 /// \param state the run. \param settings its settings. \param next_batch its data.
 /// \param evaluate its measurement. \param until the step to stop at.
 /// \param progress called after each step (may be empty).
 /// \throws InputError if a setting is out of range (no step, no batch, evaluate_every below 1,
 ///         a rate the schedule refuses, a negative decay, a clip norm that is not positive), or
-///         as transformer_step() and AdamW::step() do.
+///         as transformer_step(), Float32Step and AdamW::step() do.
 void train(TrainingState& state, const TrainingSettings& settings, const NextBatch& next_batch,
            const Evaluation& evaluate, std::int64_t until, const Progress& progress = {});
 
