@@ -319,50 +319,60 @@ PROBE = [
 
 
 def probe_threads(args):
-    """PyTorch eager float32 and ours on two threads under each setting of PROBE, against one
-    thread with none, each in a fresh process, rounds shuffled: which setting lets a second
-    thread help, and what each costs the other side."""
-    jobs = [("torch", "one thread", 1, {}, None), ("ours", "one thread", 1, {}, None)]
+    """PyTorch eager float32 and ours (each precision training_bench has) on two threads under
+    each setting of PROBE, against one thread with none, each run a fresh process, rounds
+    shuffled: which setting lets a second thread help, and what it costs the others."""
+    sides = ["PyTorch eager f32"] + [f"ours {p}" for p in our_precisions(args.bench)]
+    jobs = [(side, "one thread", 1, {}, None) for side in sides]
     for name, setting, torch_threads in PROBE:
-        jobs.append(("torch", name, 2, setting, torch_threads))
-        if "OMP_NUM_THREADS" not in setting and "OPENBLAS_NUM_THREADS" not in setting:
-            # ours sets its own thread counts, and has no OpenMP work
-            jobs.append(("ours", name, 2, setting, None))
-    times = {}
+        for side in sides:
+            # ours sets its own thread counts: the settings that change them are PyTorch's
+            if side.startswith("PyTorch") or not ("OMP_NUM_THREADS" in setting
+                                                  or "OPENBLAS_NUM_THREADS" in setting):
+                jobs.append((side, name, 2, setting, torch_threads))
+    best_run = {}
     for round_ in range(1, args.repeat + 1):
         order = jobs[:]
         random.shuffle(order)
         for side, name, threads, setting, torch_threads in order:
             print(f"compare_training: probe, round {round_} of {args.repeat}: {side}, {name}",
                   file=sys.stderr, flush=True)
-            if side == "torch":
+            if side.startswith("PyTorch"):
                 r = run_torch("eager", "float32", threads, args.warmup, args.steps, setting,
                               torch_threads)
             else:
-                r = run_ours(args.bench, "f64", threads, args.warmup, args.steps, setting)
+                r = run_ours(args.bench, side.split()[1], threads, args.warmup, args.steps,
+                             setting)
             key = (side, name)
-            if "seconds" in r and (key not in times or r["seconds"] < times[key]["seconds"]):
-                times[key] = r
-    one = {side: times.get((side, "one thread"), {}).get("seconds") for side in ("torch", "ours")}
+            if "seconds" in r and (key not in best_run
+                                   or r["seconds"] < best_run[key]["seconds"]):
+                best_run[key] = r
 
-    def cell(side, name):
-        t = times.get((side, name), {}).get("seconds")
-        busy = times.get((side, name), {}).get("cpu_per_wall")
+    def seconds(side, name):
+        return best_run.get((side, name), {}).get("seconds")
+
+    def cells(side, name):
+        t, one = seconds(side, name), seconds(side, "one thread")
         if t is None:
-            return "– | – |" + (" – |" if side == "torch" else "")
-        return (f"{t * 1e3:.0f} | " + (f"{one[side] / t:.2f}x |" if one[side] else "– |") +
-                (f" {busy:.2f} |" if side == "torch" else ""))
+            return ["–", "–"]
+        return [f"{t * 1e3:.0f}", f"{one / t:.2f}x" if one else "–"]
+    ones = ", ".join(f"{side} {seconds(side, 'one thread') * 1e3:.0f} ms"
+                     for side in sides if seconds(side, "one thread"))
+    busy = best_run.get(("PyTorch eager f32", "one thread"), {}).get("cpu_per_wall", 0)
     lines = [f"Two threads against one, by setting: the fastest of {args.repeat} rounds of a "
              f"{args.steps}-step mean (after {args.warmup} untimed), each run a fresh process; "
-             f"{datetime.date.today().isoformat()}, load average {loadavg()} at the end. "
-             f"One thread, nothing set: PyTorch eager float32 "
-             f"{(one['torch'] or 0) * 1e3:.0f} ms a step (CPU time ÷ wall time "
-             f"{times.get(('torch', 'one thread'), {}).get('cpu_per_wall', 0):.2f}), ours "
-             f"(float64) {(one['ours'] or 0) * 1e3:.0f} ms.",
+             f"{datetime.date.today().isoformat()}, load average {loadavg()} at the end. One "
+             f"thread, nothing set: {ones} a step (PyTorch's CPU time ÷ wall time {busy:.2f}).",
              "", "| setting (2 threads) | PyTorch eager f32, ms | speed-up over 1 thread "
-             "| its CPU time ÷ wall time | ours f64, ms | speed-up over 1 thread |",
-             "|---|---:|---:|---:|---:|---:|"]
-    lines += [f"| {name} | {cell('torch', name)} {cell('ours', name)}" for name, _, _ in PROBE]
+             "| its CPU time ÷ wall time | " +
+             " | ".join(f"{side}, ms | speed-up over 1 thread" for side in sides[1:]) + " |",
+             "|---|" + "---:|" * (1 + 2 * len(sides))]
+    for name, _, _ in PROBE:
+        torch_busy = best_run.get(("PyTorch eager f32", name), {}).get("cpu_per_wall")
+        row = cells("PyTorch eager f32", name) + [f"{torch_busy:.2f}" if torch_busy else "–"]
+        for side in sides[1:]:
+            row += cells(side, name)
+        lines.append(f"| {name} | " + " | ".join(row) + " |")
     text = "\n".join(lines)
     print(text)
     out = pathlib.Path(args.out)
@@ -455,7 +465,10 @@ def tables(rows, gemm, args, facts, contexts, load):
         f"against PyTorch eager f32: its time on the same threads ÷ the contender's (above 1: "
         f"faster).",
         f"Threads: every run had OPENBLAS_NUM_THREADS and OMP_NUM_THREADS equal to its thread "
-        f"count, PyTorch torch.set_num_threads as well; OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE "
+        f"count, PyTorch torch.set_num_threads as well, ours openblas_set_num_threads and "
+        f"omp_set_num_threads (its float64 step runs its products on OpenBLAS's threads, its "
+        f"float32 step its loops and products on OpenMP's, OpenBLAS held to one thread in "
+        f"each); OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE "
         f"unset; {', '.join(f'{k}={v}' for k, v in FAIR.items())} for every contender"
         f" (the setting `--probe-threads` found fair, bench/results/training-threads.md: with "
         f"nothing set, PyTorch's OpenMP threads and OpenBLAS's each spin while idle, and on two "
