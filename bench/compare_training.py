@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """Chapter 11's training step, side by side: the book's C++ (bench/training_bench, one step of
-attn::gpt::train) against PyTorch 2 on the same model, eager and torch.compile, float32 and
-float64, on the same OpenBLAS and the same number of threads.
+attn::gpt::train, in each precision it has) against PyTorch 2 on the same model, eager and
+torch.compile, float32 and float64, on the same OpenBLAS and the same number of threads.
 
     cmake --build --preset default --target training_bench
-    /usr/bin/python3 bench/compare_training.py            # the full run (about 15 minutes)
-    /usr/bin/python3 bench/compare_training.py --quick    # one round of a few steps
+    /usr/bin/python3 bench/compare_training.py                  # 3 rounds (about 12 minutes)
+    /usr/bin/python3 bench/compare_training.py --quick          # one round of a few steps
+    /usr/bin/python3 bench/compare_training.py --probe-threads  # the thread settings compared
 
 The model is chapter 11's: vocabulary 1024, d_model 128, 4 heads, 4 pre-norm GPT-2 blocks
 (biases on Q, K, V, O and the MLP, layer norm eps 1e-5, exact GELU, d_ff 512, causal
@@ -24,7 +25,7 @@ the same number of threads, in the same rounds.
 OpenBLAS chooses its kernel for the CPU it finds unless OPENBLAS_CORETYPE says otherwise: this
 script removes OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE from every run it starts and records the
 kernel that ran. Writes bench/results/training.csv (every run) and
-bench/results/training-tables.md. Needs Debian 13's python3-torch (PyTorch 2), python3-numpy,
+bench/results/training-tables.md; --probe-threads writes bench/results/training-threads.md. Needs Debian 13's python3-torch (PyTorch 2), python3-numpy,
 python3-threadpoolctl, and g++ with python3-dev for torch.compile.
 """
 import argparse
@@ -199,7 +200,8 @@ def env_for(threads, setting=None):
 # both pools on T threads a process has 2T - 1 threads; on two cores a spinning thread of one
 # pool takes a core from a working thread of the other, and PyTorch eager on two threads ran
 # slower than on one. Telling both pools to sleep at once when idle lets the second thread help
-# PyTorch; ours uses no OpenMP, and its times did not move.
+# PyTorch. Ours hardly moved: its float64 step uses no OpenMP, and its float32 step, on OpenMP
+# threads with OpenBLAS held to one, was no slower with it.
 FAIR = {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_THREAD_TIMEOUT": "4"}
 
 
