@@ -472,7 +472,8 @@ def tables(rows, gemm, args, facts, contexts, load):
         f"float32 step its loops and products on OpenMP's, OpenBLAS held to one thread in "
         f"each); OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE "
         f"unset; {', '.join(f'{k}={v}' for k, v in FAIR.items())} for every contender"
-        f" (the setting `--probe-threads` found fair, bench/results/training-threads.md: with "
+        f" (the setting that `compare_training.py --probe-threads` found fair, which writes "
+        f"bench/results/training-threads.md: with "
         f"nothing set, PyTorch's OpenMP threads and OpenBLAS's each spin while idle, and on two "
         f"cores they take turns from each other's work; PyTorch eager ran slower on two threads "
         f"than on one). PyTorch's pools as threadpoolctl saw them: {'; '.join(seen)}.",
