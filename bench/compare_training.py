@@ -200,8 +200,10 @@ def env_for(threads, setting=None):
 # both pools on T threads a process has 2T - 1 threads; on two cores a spinning thread of one
 # pool takes a core from a working thread of the other, and PyTorch eager on two threads ran
 # slower than on one. Telling both pools to sleep at once when idle lets the second thread help
-# PyTorch. Ours hardly moved: its float64 step uses no OpenMP, and its float32 step, on OpenMP
-# threads with OpenBLAS held to one, was no slower with it.
+# PyTorch. It is not free for ours: an idle OpenBLAS thread that sleeps must be woken for the
+# next product, and in the probe our two-thread steps were about a tenth slower with it (float64
+# 388 against 425 ms, float32 74 against 80); the same setting for every contender leans the
+# two-thread rows that much against ours, not for it.
 FAIR = {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_THREAD_TIMEOUT": "4"}
 
 
@@ -476,7 +478,8 @@ def tables(rows, gemm, args, facts, contexts, load):
         f"bench/results/training-threads.md: with "
         f"nothing set, PyTorch's OpenMP threads and OpenBLAS's each spin while idle, and on two "
         f"cores they take turns from each other's work; PyTorch eager ran slower on two threads "
-        f"than on one). PyTorch's pools as threadpoolctl saw them: {'; '.join(seen)}.",
+        f"than on one; the same setting made our two-thread steps about a tenth slower there, "
+        f"so it leans against ours). PyTorch's pools as threadpoolctl saw them: {'; '.join(seen)}.",
         "PyTorch: the same model as an nn.Module (Q, K, V, O, MLP as nn.Linear with biases, "
         "F.scaled_dot_product_attention with is_causal=True, F.gelu exact, tied embedding via "
         "F.linear), torch.optim.AdamW with its defaults on a CPU (no foreach, no fused) and two "
