@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """Chapter 11's training step, side by side: the book's C++ (bench/training_bench, one step of
-attn::gpt::train) against PyTorch 2 on the same model, eager and torch.compile, float32 and
-float64, on the same OpenBLAS and the same number of threads.
+attn::gpt::train, in each precision it has) against PyTorch 2 on the same model, eager and
+torch.compile, float32 and float64, on the same OpenBLAS and the same number of threads.
 
     cmake --build --preset default --target training_bench
-    /usr/bin/python3 bench/compare_training.py            # the full run (about 15 minutes)
-    /usr/bin/python3 bench/compare_training.py --quick    # one round of a few steps
+    /usr/bin/python3 bench/compare_training.py                  # 3 rounds (about 12 minutes)
+    /usr/bin/python3 bench/compare_training.py --quick          # one round of a few steps
+    /usr/bin/python3 bench/compare_training.py --probe-threads  # the thread settings compared
 
 The model is chapter 11's: vocabulary 1024, d_model 128, 4 heads, 4 pre-norm GPT-2 blocks
 (biases on Q, K, V, O and the MLP, layer norm eps 1e-5, exact GELU, d_ff 512, causal
@@ -24,7 +25,7 @@ the same number of threads, in the same rounds.
 OpenBLAS chooses its kernel for the CPU it finds unless OPENBLAS_CORETYPE says otherwise: this
 script removes OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE from every run it starts and records the
 kernel that ran. Writes bench/results/training.csv (every run) and
-bench/results/training-tables.md. Needs Debian 13's python3-torch (PyTorch 2), python3-numpy,
+bench/results/training-tables.md; --probe-threads writes bench/results/training-threads.md. Needs Debian 13's python3-torch (PyTorch 2), python3-numpy,
 python3-threadpoolctl, and g++ with python3-dev for torch.compile.
 """
 import argparse
@@ -199,7 +200,10 @@ def env_for(threads, setting=None):
 # both pools on T threads a process has 2T - 1 threads; on two cores a spinning thread of one
 # pool takes a core from a working thread of the other, and PyTorch eager on two threads ran
 # slower than on one. Telling both pools to sleep at once when idle lets the second thread help
-# PyTorch; ours uses no OpenMP, and its times did not move.
+# PyTorch. It is not free for ours: an idle OpenBLAS thread that sleeps must be woken for the
+# next product, and in the probe our two-thread steps were about a tenth slower with it (float64
+# 388 against 425 ms, float32 74 against 80); the same setting for every contender leans the
+# two-thread rows that much against ours, not for it.
 FAIR = {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_THREAD_TIMEOUT": "4"}
 
 
@@ -279,6 +283,8 @@ def measure(args):
         for contender, dt, threads in order:
             print(f"compare_training: round {round_} of {args.repeat}: {contender} "
                   f"{dt or ''} {threads} thread(s)", file=sys.stderr, flush=True)
+            # when it started and the load then, to tell a run that shared the cores
+            when = {"started": time.strftime("%H:%M:%S"), "load": loadavg()}
             if contender == "gemm":
                 result = run_gemm(args.bench, threads)
                 if "error" in result:
@@ -286,7 +292,7 @@ def measure(args):
                 contexts.append(result["context"])
                 for d, rate in result["rates"].items():
                     gemm.append({"round": round_, "contender": SGEMM if d == "float32" else DGEMM,
-                                 "dtype": d, "threads": threads, "gflops": rate})
+                                 "dtype": d, "threads": threads, "gflops": rate, **when})
                 continue
             if contender == OURS:
                 result = run_ours(args.bench, {"float64": "f64", "float32": "f32"}[dt], threads,
@@ -297,7 +303,7 @@ def measure(args):
                 result = run_torch("eager" if contender == EAGER else "compile", dt, threads,
                                    args.warmup, args.steps)
             rows.append({"round": round_, "contender": contender, "dtype": dt,
-                         "threads": threads, **result})
+                         "threads": threads, **when, **result})
     return rows, gemm, contexts
 
 
@@ -317,50 +323,60 @@ PROBE = [
 
 
 def probe_threads(args):
-    """PyTorch eager float32 and ours on two threads under each setting of PROBE, against one
-    thread with none, each in a fresh process, rounds shuffled: which setting lets a second
-    thread help, and what each costs the other side."""
-    jobs = [("torch", "one thread", 1, {}, None), ("ours", "one thread", 1, {}, None)]
+    """PyTorch eager float32 and ours (each precision training_bench has) on two threads under
+    each setting of PROBE, against one thread with none, each run a fresh process, rounds
+    shuffled: which setting lets a second thread help, and what it costs the others."""
+    sides = ["PyTorch eager f32"] + [f"ours {p}" for p in our_precisions(args.bench)]
+    jobs = [(side, "one thread", 1, {}, None) for side in sides]
     for name, setting, torch_threads in PROBE:
-        jobs.append(("torch", name, 2, setting, torch_threads))
-        if "OMP_NUM_THREADS" not in setting and "OPENBLAS_NUM_THREADS" not in setting:
-            # ours sets its own thread counts, and has no OpenMP work
-            jobs.append(("ours", name, 2, setting, None))
-    times = {}
+        for side in sides:
+            # ours sets its own thread counts: the settings that change them are PyTorch's
+            if side.startswith("PyTorch") or not ("OMP_NUM_THREADS" in setting
+                                                  or "OPENBLAS_NUM_THREADS" in setting):
+                jobs.append((side, name, 2, setting, torch_threads))
+    best_run = {}
     for round_ in range(1, args.repeat + 1):
         order = jobs[:]
         random.shuffle(order)
         for side, name, threads, setting, torch_threads in order:
             print(f"compare_training: probe, round {round_} of {args.repeat}: {side}, {name}",
                   file=sys.stderr, flush=True)
-            if side == "torch":
+            if side.startswith("PyTorch"):
                 r = run_torch("eager", "float32", threads, args.warmup, args.steps, setting,
                               torch_threads)
             else:
-                r = run_ours(args.bench, "f64", threads, args.warmup, args.steps, setting)
+                r = run_ours(args.bench, side.split()[1], threads, args.warmup, args.steps,
+                             setting)
             key = (side, name)
-            if "seconds" in r and (key not in times or r["seconds"] < times[key]["seconds"]):
-                times[key] = r
-    one = {side: times.get((side, "one thread"), {}).get("seconds") for side in ("torch", "ours")}
+            if "seconds" in r and (key not in best_run
+                                   or r["seconds"] < best_run[key]["seconds"]):
+                best_run[key] = r
 
-    def cell(side, name):
-        t = times.get((side, name), {}).get("seconds")
-        busy = times.get((side, name), {}).get("cpu_per_wall")
+    def seconds(side, name):
+        return best_run.get((side, name), {}).get("seconds")
+
+    def cells(side, name):
+        t, one = seconds(side, name), seconds(side, "one thread")
         if t is None:
-            return "– | – |" + (" – |" if side == "torch" else "")
-        return (f"{t * 1e3:.0f} | " + (f"{one[side] / t:.2f}x |" if one[side] else "– |") +
-                (f" {busy:.2f} |" if side == "torch" else ""))
+            return ["–", "–"]
+        return [f"{t * 1e3:.0f}", f"{one / t:.2f}x" if one else "–"]
+    ones = ", ".join(f"{side} {seconds(side, 'one thread') * 1e3:.0f} ms"
+                     for side in sides if seconds(side, "one thread"))
+    busy = best_run.get(("PyTorch eager f32", "one thread"), {}).get("cpu_per_wall", 0)
     lines = [f"Two threads against one, by setting: the fastest of {args.repeat} rounds of a "
              f"{args.steps}-step mean (after {args.warmup} untimed), each run a fresh process; "
-             f"{datetime.date.today().isoformat()}, load average {loadavg()} at the end. "
-             f"One thread, nothing set: PyTorch eager float32 "
-             f"{(one['torch'] or 0) * 1e3:.0f} ms a step (CPU time ÷ wall time "
-             f"{times.get(('torch', 'one thread'), {}).get('cpu_per_wall', 0):.2f}), ours "
-             f"(float64) {(one['ours'] or 0) * 1e3:.0f} ms.",
+             f"{datetime.date.today().isoformat()}, load average {loadavg()} at the end. One "
+             f"thread, nothing set: {ones} a step (PyTorch's CPU time ÷ wall time {busy:.2f}).",
              "", "| setting (2 threads) | PyTorch eager f32, ms | speed-up over 1 thread "
-             "| its CPU time ÷ wall time | ours f64, ms | speed-up over 1 thread |",
-             "|---|---:|---:|---:|---:|---:|"]
-    lines += [f"| {name} | {cell('torch', name)} {cell('ours', name)}" for name, _, _ in PROBE]
+             "| its CPU time ÷ wall time | " +
+             " | ".join(f"{side}, ms | speed-up over 1 thread" for side in sides[1:]) + " |",
+             "|---|" + "---:|" * (1 + 2 * len(sides))]
+    for name, _, _ in PROBE:
+        torch_busy = best_run.get(("PyTorch eager f32", name), {}).get("cpu_per_wall")
+        row = cells("PyTorch eager f32", name) + [f"{torch_busy:.2f}" if torch_busy else "–"]
+        for side in sides[1:]:
+            row += cells(side, name)
+        lines.append(f"| {name} | " + " | ".join(row) + " |")
     text = "\n".join(lines)
     print(text)
     out = pathlib.Path(args.out)
@@ -453,13 +469,17 @@ def tables(rows, gemm, args, facts, contexts, load):
         f"against PyTorch eager f32: its time on the same threads ÷ the contender's (above 1: "
         f"faster).",
         f"Threads: every run had OPENBLAS_NUM_THREADS and OMP_NUM_THREADS equal to its thread "
-        f"count, PyTorch torch.set_num_threads as well; OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE "
+        f"count, PyTorch torch.set_num_threads as well, ours openblas_set_num_threads and "
+        f"omp_set_num_threads (its float64 step runs its products on OpenBLAS's threads, its "
+        f"float32 step its loops and products on OpenMP's, OpenBLAS held to one thread in "
+        f"each); OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE "
         f"unset; {', '.join(f'{k}={v}' for k, v in FAIR.items())} for every contender"
         f" (the setting that `compare_training.py --probe-threads` found fair, which writes "
         f"bench/results/training-threads.md: with "
         f"nothing set, PyTorch's OpenMP threads and OpenBLAS's each spin while idle, and on two "
         f"cores they take turns from each other's work; PyTorch eager ran slower on two threads "
-        f"than on one). PyTorch's pools as threadpoolctl saw them: {'; '.join(seen)}.",
+        f"than on one; the same setting made our two-thread steps about a tenth slower there, "
+        f"so it leans against ours). PyTorch's pools as threadpoolctl saw them: {'; '.join(seen)}.",
         "PyTorch: the same model as an nn.Module (Q, K, V, O, MLP as nn.Linear with biases, "
         "F.scaled_dot_product_attention with is_causal=True, F.gelu exact, tied embedding via "
         "F.linear), torch.optim.AdamW with its defaults on a CPU (no foreach, no fused) and two "
@@ -476,17 +496,17 @@ def write_csv(path, heading, rows, gemm):
     with open(path, "w", newline="") as f:
         f.write(f"# {heading}\n")
         w = csv.writer(f)
-        w.writerow(["round", "contender", "dtype", "threads", "seconds_per_step", "tokens_per_s",
-                    "gflops", "loss", "error"])
+        w.writerow(["round", "started", "load_1min", "contender", "dtype", "threads",
+                    "seconds_per_step", "tokens_per_s", "gflops", "loss", "error"])
         for r in sorted(rows, key=lambda r: (r["contender"], r["dtype"], r["threads"], r["round"])):
             s = r.get("seconds")
-            w.writerow([r["round"], r["contender"], r["dtype"], r["threads"],
-                        f"{s:.6g}" if s else "", f"{TOKENS / s:.1f}" if s else "",
+            w.writerow([r["round"], r["started"], r["load"], r["contender"], r["dtype"],
+                        r["threads"], f"{s:.6g}" if s else "", f"{TOKENS / s:.1f}" if s else "",
                         f"{FLOPS_PER_STEP / s / 1e9:.3f}" if s else "",
                         f"{r['loss']:.4f}" if "loss" in r else "", r.get("error", "")])
         for g in sorted(gemm, key=lambda g: (g["contender"], g["threads"], g["round"])):
-            w.writerow([g["round"], g["contender"], g["dtype"], g["threads"], "", "",
-                        f"{g['gflops']:.3f}", "", ""])
+            w.writerow([g["round"], g["started"], g["load"], g["contender"], g["dtype"],
+                        g["threads"], "", "", f"{g['gflops']:.3f}", "", ""])
 
 
 def loadavg():
