@@ -29,6 +29,15 @@
 #   chNN.help        --help exits 0 and prints the usage
 # Further runs with their own golden file: add_chapter_run(<NN_slug> <name> ARGS ...).
 
+# How the build runs a chapter: with OpenMP's idle threads asleep rather than spinning. Chapter
+# 11 trains on OpenMP threads, one short parallel region after another; with libgomp's default,
+# a thread that waits for the others spins, and when another process holds one of two cores (a
+# compiler of the same build, a second test) the two threads take the core from each other: a
+# two-thread float32 step ran about twice as slow as a one-thread step beside one busy loop, and
+# some six times as slow beside a two-job compile. Passive threads sleep at once and cost a
+# few percent on an idle machine. The test presets (CMakePresets.json) set the same for ctest.
+set(ATTN_SHARED_CORES ${CMAKE_COMMAND} -E env OMP_WAIT_POLICY=PASSIVE)
+
 set(ATTN_CHAPTER_RUNNER "${PROJECT_SOURCE_DIR}/tests/scripts/run_chapter.cmake")
 set(ATTN_GOLDEN_DIR "${PROJECT_SOURCE_DIR}/tests/golden")
 
@@ -95,16 +104,18 @@ function(add_chapter folder)
   target_link_libraries(${exe} PRIVATE ${library})
   attn_warnings(${exe})
 
-  # Chapters run in order: chapter NN waits for the one registered before it.
-  add_custom_target(run_${exe} COMMAND ${exe} --plots ${ATTN_PLOTS_DIR}
-    COMMENT "Chapter ${nn}: ${exe}" USES_TERMINAL VERBATIM)
+  # Chapters run in order: chapter NN waits for the one registered before it. They run with
+  # ATTN_SHARED_CORES (below), since the build may still be compiling beside them.
+  add_custom_target(run_${exe} COMMAND ${ATTN_SHARED_CORES} $<TARGET_FILE:${exe}>
+    --plots ${ATTN_PLOTS_DIR} COMMENT "Chapter ${nn}: ${exe}" USES_TERMINAL VERBATIM)
   get_property(previous GLOBAL PROPERTY ATTN_LAST_CHAPTER_RUN)
   if(previous)
     add_dependencies(run_${exe} ${previous})
   endif()
   set_property(GLOBAL PROPERTY ATTN_LAST_CHAPTER_RUN run_${exe})
   add_dependencies(chapters run_${exe})
-  add_custom_target(refresh_plots_${exe} COMMAND ${exe} --plots ${PROJECT_SOURCE_DIR}/plots
+  add_custom_target(refresh_plots_${exe}
+    COMMAND ${ATTN_SHARED_CORES} $<TARGET_FILE:${exe}> --plots ${PROJECT_SOURCE_DIR}/plots
     COMMENT "Chapter ${nn}: redrawing its committed figures" VERBATIM)
   add_dependencies(refresh-plots refresh_plots_${exe})
 
