@@ -8,6 +8,17 @@ and PyTorch's textbook form. d = 64, the same OpenBLAS and the same number of th
     /usr/bin/python3 bench/compare.py                   # the full run (about 20 minutes)
     /usr/bin/python3 bench/compare.py --sizes 256 512   # a quick look
 
+Both sides are timed alike, by Google Benchmark's rule. A repeat runs a contender for as many
+calls as fill at least MIN_TIME seconds and takes their mean; the number of calls is found in
+the first repeat, growing from one call as Google Benchmark grows its iteration count, and kept
+for the others. Each time in the tables is the fastest of --repeat repeats, on both sides. The
+C++ benchmark is given MIN_TIME and --repeat explicitly (--benchmark_min_time,
+--benchmark_repetitions), and applies the rule itself; the Python workers apply it in
+repeat_means(). Order: for each thread count, the Python contenders run first, the teaching
+forms and then SDPA, each group in a fresh process of its own (OpenBLAS reads its thread count
+at start); then the C++ benchmark runs once for all thread counts, its repetitions interleaved
+at random. Each Python contender's first call is not timed.
+
 OpenBLAS chooses its kernel for the CPU it finds, unless OPENBLAS_CORETYPE says otherwise (some
 machines set it for old OpenBLAS builds). This script removes OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE from every run it starts, so that every contender runs OpenBLAS's own choice,
@@ -16,8 +27,7 @@ or sets the one --openblas-coretype names; either way it records the kernel that
 Writes bench/results/attention.csv, three figures (time, GFLOP/s against the GEMM rates, peak
 memory, each against n), the tables as bench/results/attention-tables.md (chapter 09's page
 includes it) and, with --readme README.md, the same tables between the README's "performance"
-markers. Each time is the minimum over --repeat runs (the machine is shared and
-noisy). Needs Debian's python3-numpy and python3-torch (PyTorch 2 for the fused kernel; without
+markers. Needs Debian's python3-numpy and python3-torch (PyTorch 2 for the fused kernel; without
 it that contender is left out and the tables say so), and gnuplot for the figures.
 """
 import argparse
@@ -39,6 +49,11 @@ OURS = "C++ streaming"
 # Below this n the memory figure would mislead: a call can reuse memory that the warm-up or an
 # earlier size freed, and then adds nothing to the peak although it needs its grids.
 MEMORY_FROM = 2048
+# Seconds of calls that make one repeat, on both sides: Google Benchmark's default min time
+# (0.5 s in 1.7.1, Debian 12's, and in the releases since), passed to it explicitly as well. Every
+# release takes it as a plain number of seconds (1.8 and later print a warning, on stderr, that
+# they prefer "0.5s"; 1.7.1 refuses that form).
+MIN_TIME = 0.5
 
 
 # --- the Python contenders, run in a worker process per thread count ------------------------
@@ -97,7 +112,7 @@ def worker(group, threads, sizes, repeat):
         run()  # untimed: the first call may set things up
         peak_reset()
         baseline = resident_mb("VmRSS")
-        best = min(timed(run) for _ in range(repeat))
+        best = min(repeat_means(run, repeat))
         print(json.dumps({"contender": name, "dtype": dtype, "causal": causal, "threads": threads,
                           "n": n, "seconds": best, "added_mb": resident_mb("VmHWM") - baseline}),
               flush=True)
@@ -119,10 +134,25 @@ def worker(group, threads, sizes, repeat):
                             lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
 
 
-def timed(run):
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
+def repeat_means(run, repeat):
+    """Seconds per call of `repeat` repeats, by Google Benchmark's rule: a repeat is the mean of
+    as many calls as fill at least MIN_TIME. The first repeat finds that number: it starts with
+    one call, and while the calls take less than MIN_TIME it runs again with more of them (ten
+    times as many while they take under a tenth of MIN_TIME, otherwise enough for 1.4 MIN_TIME
+    at the rate just seen); the tries that fell short are dropped. The other repeats keep that
+    number of calls."""
+    calls, means = 1, []
+    while len(means) < repeat:
+        start = time.perf_counter()
+        for _ in range(calls):
+            run()
+        elapsed = time.perf_counter() - start
+        if means or elapsed >= MIN_TIME:
+            means.append(elapsed / calls)
+            continue
+        grow = 1.4 * MIN_TIME / max(elapsed, 1e-9) if elapsed > 0.1 * MIN_TIME else 10.0
+        calls = max(round(calls * grow), calls + 1)
+    return means
 
 
 def python_facts():
@@ -153,8 +183,9 @@ CPP_NAMES = {"Gemm": ("GEMM", "float64"), "GemmF32": ("GEMM", "float32"),
 
 def cpp(bench, threads, sizes, reference_sizes, repeat, env):
     """The C++ benchmark's runs at these sizes and thread counts, in one process, repetitions
-    interleaved at random so that a noisy spell hits every contender alike: the minimum time
-    of each, and the run's context (the OpenBLAS kernel among it)."""
+    interleaved at random so that a noisy spell hits every contender alike: the fastest
+    repetition of each (a repetition's time is its mean over as many iterations as fill
+    MIN_TIME), and the run's context (the OpenBLAS kernel among it)."""
     def names(ns):
         return "|".join(str(n) for n in ns)
     pattern = (f"^((Gemm|GemmF32)/n:2048/threads:({names(threads)})/|"
@@ -162,7 +193,8 @@ def cpp(bench, threads, sizes, reference_sizes, repeat, env):
                f"Reference/n:({names(reference_sizes)})/threads:({names(threads)})/)")
     out = json.loads(subprocess.run(
         [str(bench), f"--benchmark_filter={pattern}", "--benchmark_format=json",
-         f"--benchmark_repetitions={repeat}", "--benchmark_enable_random_interleaving=true"],
+         f"--benchmark_min_time={MIN_TIME}", f"--benchmark_repetitions={repeat}",
+         "--benchmark_enable_random_interleaving=true"],
         check=True, capture_output=True, text=True, env=env).stdout)
     best = {}
     for b in out["benchmarks"]:
@@ -317,9 +349,9 @@ def tables(rows, sizes):
 
 
 def measure(args):
-    """Every contender, side by side: for each thread count, the Python contenders in a fresh
-    process (OpenBLAS reads its thread count at start); then the C++ benchmark, at least five
-    repetitions of each run since they are cheap."""
+    """Every contender, side by side, each timed as the fastest of args.repeat repeats by the
+    same rule (see repeat_means): for each thread count, the Python contenders in fresh
+    processes (OpenBLAS reads its thread count at start); then the C++ benchmark."""
     rows = []
     facts = json.loads(subprocess.run([sys.executable, __file__, "--facts"], check=True,
                                       capture_output=True, text=True,
@@ -330,10 +362,8 @@ def measure(args):
     for threads in args.threads:
         for group, blas_threads in (("teaching", threads), ("fused", 1)):
             print(f"compare: Python contenders ({group}), {threads} thread(s)", file=sys.stderr)
-            # The two fused kernels are cheap to repeat: SDPA gets as many runs as ours.
-            repeat = max(args.repeat, 5) if group == "fused" else args.repeat
             run = subprocess.run([sys.executable, __file__, "--worker", group, "--threads",
-                                  str(threads), "--repeat", str(repeat),
+                                  str(threads), "--repeat", str(args.repeat),
                                   "--sizes", *map(str, args.sizes)],
                                  check=True, capture_output=True, text=True,
                                  env=env_for(threads, args.openblas_coretype, blas_threads))
@@ -343,7 +373,7 @@ def measure(args):
                                           if args.sizes[0] <= n <= args.streaming_up_to})
     cpp_rows, context = cpp(args.bench, args.threads, streaming,
                             [n for n in args.sizes if n <= args.reference_up_to],
-                            max(args.repeat, 5), env_for(max(args.threads), args.openblas_coretype))
+                            args.repeat, env_for(max(args.threads), args.openblas_coretype))
     return rows + cpp_rows, facts, context
 
 
@@ -377,7 +407,8 @@ def main():
     ap.add_argument("--reference-up-to", type=int, default=8192,
                     help="the C++ reference's largest n (at 16384 its grids take 6.4 GB)")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="repeats of every contender, on both sides; each time is the fastest")
     ap.add_argument("--openblas-coretype", default="",
                     help="run every contender on this OpenBLAS kernel (default: OpenBLAS's choice)")
     ap.add_argument("--bench", default=str(ROOT / "build" / "bench" / "attention_bench"))
@@ -399,10 +430,13 @@ def main():
         heading, rows = read_csv(out / "attention.csv")
     else:
         rows, facts, context = measure(args)
-        heading = (f"Measured on {machine(facts, context)}; d = 64, minimum of {args.repeat} runs "
-                   f"(C++ and SDPA: of {max(args.repeat, 5)}); threads: {' and '.join(map(str, args.threads))}, "
-                   f"the same for every contender (the fused kernels' own, each holding OpenBLAS "
-                   f"to one inside; OpenBLAS's for the others).")
+        heading = (f"Measured on {machine(facts, context)}; d = 64. Every time, C++ and Python "
+                   f"alike, is the fastest of {args.repeat} repeats, a repeat being the mean of as "
+                   f"many calls as fill at least {MIN_TIME} s (Google Benchmark's rule); the Python "
+                   f"contenders ran first, in processes of their own, then the C++ benchmark. "
+                   f"Threads: {' and '.join(map(str, args.threads))}, the same for every "
+                   f"contender (the fused kernels' own, each holding OpenBLAS to one inside; "
+                   f"OpenBLAS's for the others).")
         if not facts["fused"]:
             heading += " This PyTorch has no scaled_dot_product_attention (PyTorch 2 has)."
         write_csv(out / "attention.csv", heading, rows)
