@@ -26,9 +26,10 @@ or sets the one --openblas-coretype names; either way it records the kernel that
 
 Writes bench/results/attention.csv, three figures (time, GFLOP/s against the GEMM rates, peak
 memory, each against n), the tables as bench/results/attention-tables.md (chapter 09's page
-includes it) and, with --readme README.md, the same tables between the README's "performance"
-markers. Needs Debian's python3-numpy and python3-torch (PyTorch 2 for the fused kernel; without
-it that contender is left out and the tables say so), and gnuplot for the figures.
+includes it) and, with --readme README.md, the same tables (less the one of GEMM rates, which is
+the chapter's) between the README's "performance" markers. Needs Debian's python3-numpy and
+python3-torch (PyTorch 2 for the fused kernel; without it that contender is left out and the
+tables say so), and gnuplot for the figures.
 """
 import argparse
 import csv
@@ -309,8 +310,11 @@ def plots(rows, out):
 
 
 def tables(rows, sizes):
-    """The README's two tables: ours against PyTorch 2's fused kernel, both precisions, causal
-    and not; and the teaching contenders, float64, not causal."""
+    """The tables, each a caption, its lines, and whether the README shows it (chapter 09's page
+    shows them all): ours against PyTorch 2's fused kernel on one thread, both precisions,
+    causal and not; the same on two threads; both fused kernels against the GEMM rates (the
+    chapter's); the teaching contenders, float64, not causal. Each column's ratio goes one way,
+    said in its header. Also the one-thread GEMM rates, by precision."""
     at = {(r["contender"], r["dtype"], r["causal"], r["threads"], r["n"]): r for r in rows}
     gemm = {r["dtype"]: gflops(r) for r in rows if r["contender"] == "GEMM" and r["threads"] == 1}
 
@@ -320,32 +324,63 @@ def tables(rows, sizes):
     def ratio(slow, fast):
         return f"{at[slow]['seconds'] / at[fast]['seconds']:.2f}x" if slow in at and fast in at else "–"
 
-    def of_gemm(key, dtype):
+    def of_gemm(key):
+        dtype = key[1]
         return (f"{gflops(at[key]) / gemm[dtype]:.0%}" if key in at and dtype in gemm else "–")
 
-    fused = ["| n | mask | ours f64 | SDPA f64 | SDPA ÷ ours | ours f32 | SDPA f32 | SDPA ÷ ours "
-             "| ours f64, of dgemm | ours f32, of sgemm | ours, 2 threads ÷ 1 (f64, f32) |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for n in sizes:
-        for causal in (False, True):
-            o64, o32 = (OURS, "float64", causal, 1, n), (OURS, "float32", causal, 1, n)
-            s64, s32 = (FUSED, "float64", causal, 1, n), (FUSED, "float32", causal, 1, n)
-            two = (f"{ratio(o64, (OURS, 'float64', causal, 2, n))}, "
-                   f"{ratio(o32, (OURS, 'float32', causal, 2, n))}")
-            fused.append(f"| {n} | {'causal' if causal else 'none'} | {ms(o64)} | {ms(s64)} "
-                         f"| {ratio(s64, o64)} | {ms(o32)} | {ms(s32)} | {ratio(s32, o32)} "
-                         f"| {of_gemm(o64, 'float64')} | {of_gemm(o32, 'float32')} | {two} |")
+    def rows_of(cells):
+        """One row per size and mask; `cells` gives the row's cells from a key maker."""
+        lines = []
+        for n in sizes:
+            for causal in (False, True):
+                def key(contender, dtype, threads=1):
+                    return (contender, dtype, causal, threads, n)
+                lines.append(f"| {n} | {'causal' if causal else 'none'} | "
+                             + " | ".join(cells(key)) + " |")
+        return lines
+
+    faster = "(>1: ours faster)"
+    one = ([f"| n | mask | ours f64 | SDPA f64 | SDPA ÷ ours, f64 {faster} | ours f32 | SDPA f32 "
+            f"| SDPA ÷ ours, f32 {faster} | ours f64, of dgemm | ours f32, of sgemm |",
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           + rows_of(lambda key: [ms(key(OURS, "float64")), ms(key(FUSED, "float64")),
+                                  ratio(key(FUSED, "float64"), key(OURS, "float64")),
+                                  ms(key(OURS, "float32")), ms(key(FUSED, "float32")),
+                                  ratio(key(FUSED, "float32"), key(OURS, "float32")),
+                                  of_gemm(key(OURS, "float64")), of_gemm(key(OURS, "float32"))]))
+    two = ([f"| n | mask | ours f64, speed-up | ours f32, speed-up | SDPA f64, speed-up "
+            f"| SDPA f32, speed-up | SDPA ÷ ours, f64 {faster} | SDPA ÷ ours, f32 {faster} |",
+            "|---:|---|---:|---:|---:|---:|---:|---:|"]
+           + rows_of(lambda key: [ratio(key(c, d), key(c, d, 2)) for c in (OURS, FUSED)
+                                  for d in ("float64", "float32")]
+                     + [ratio(key(FUSED, d, 2), key(OURS, d, 2)) for d in ("float64", "float32")]))
+    rates = (["| n | mask | ours f64, of dgemm | SDPA f64, of dgemm | ours f32, of sgemm "
+              "| SDPA f32, of sgemm |", "|---:|---|---:|---:|---:|---:|"]
+             + rows_of(lambda key: [of_gemm(key(c, d)) for d in ("float64", "float32")
+                                    for c in (OURS, FUSED)]))
     teaching = ["| n | numpy (article) | numpy (vectorised) | PyTorch (textbook) | C++ reference "
-                "| C++ streaming | streaming vs article / textbook PyTorch |",
-                "|---:|---:|---:|---:|---:|---:|---:|"]
+                "| C++ streaming | article ÷ streaming (>1: streaming faster) "
+                "| textbook PyTorch ÷ streaming (>1: streaming faster) |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n in sizes:
         def key(c):
             return (c, "float64", False, 1, n)
         teaching.append(
             f"| {n} | {' | '.join(ms(key(c)) for c in TEACHING + ['C++ reference', OURS])} "
-            f"| {ratio(key('numpy (article)'), key(OURS))} / "
-            f"{ratio(key('PyTorch (textbook)'), key(OURS))} |")
-    return fused, teaching, gemm
+            f"| {ratio(key('numpy (article)'), key(OURS))} "
+            f"| {ratio(key('PyTorch (textbook)'), key(OURS))} |")
+    return [("One thread: ours against PyTorch 2's fused `scaled_dot_product_attention` (SDPA), "
+             "the time of one call; \"of dgemm\" is ours in GFLOP/s over the same run's dgemm "
+             "rate (sgemm for f32):", one, True),
+            ("Two threads, on one (n, 64) problem (batch × heads = 1; PyTorch shares out batch × "
+             "heads × blocks of queries, so here only the blocks of queries). A speed-up is a "
+             "kernel's one-thread time over its own two-thread time (2x is perfect); SDPA ÷ ours "
+             "divides the two-thread times:", two, True),
+            ("One thread, both fused kernels against the machine: GFLOP/s (4 n² d flops a call, "
+             "half when causal) over the same run's dgemm rate (f64) or sgemm rate (f32):",
+             rates, False),
+            ("Against what the articles teach from, float64, not causal, one thread:", teaching,
+             True)], gemm
 
 
 def measure(args):
@@ -441,20 +476,23 @@ def main():
             heading += " This PyTorch has no scaled_dot_product_attention (PyTorch 2 has)."
         write_csv(out / "attention.csv", heading, rows)
     plots(rows, out)
-    fused, teaching, gemm = tables(rows, sorted({r["n"] for r in rows if r["contender"] == OURS
-                                                 and r["n"] in args.sizes}))
+    sections, gemm = tables(rows, sorted({r["n"] for r in rows if r["contender"] == OURS
+                                          and r["n"] in args.sizes}))
     rates = ", ".join(f"{'dgemm' if d == 'float64' else 'sgemm'} {v:.1f} GFLOP/s"
                       for d, v in sorted(gemm.items(), reverse=True))
     first = f"{heading} GEMM rates in the same run, one thread: {rates}."
-    rest = "\n".join(["Ours against PyTorch 2's fused `scaled_dot_product_attention` (SDPA), one "
-                      "thread unless said:", ""] + fused +
-                     ["", "Against what the articles teach from, float64, not causal, one thread:",
-                      ""] + teaching)
-    text = first + "\n\n" + rest
-    print(text)
-    # Chapter 09's page includes the same tables (\includedoc), so that page and README agree.
-    # Doxygen runs an included file's first two paragraphs together; its \n keeps them apart.
-    (out / "attention-tables.md").write_text(first + "\n\\n\n" + rest + "\n", encoding="utf-8")
+
+    def body(for_readme):
+        return "\n\n".join(caption + "\n\n" + "\n".join(lines)
+                            for caption, lines, in_readme in sections
+                            if in_readme or not for_readme)
+    text = first + "\n\n" + body(True)
+    print(first + "\n\n" + body(False))
+    # Chapter 09's page includes these tables (\includedoc), so that page and README agree; the
+    # page has one more, of the GEMM rates. Doxygen runs an included file's first two
+    # paragraphs together; its \n keeps them apart.
+    (out / "attention-tables.md").write_text(first + "\n\\n\n" + body(False) + "\n",
+                                             encoding="utf-8")
     if args.readme:
         readme = pathlib.Path(args.readme)
         old = readme.read_text(encoding="utf-8")
