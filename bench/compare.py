@@ -312,8 +312,8 @@ def plots(rows, out):
 def tables(rows, sizes):
     """The tables, each a caption, its lines, and whether the README shows it (chapter 09's page
     shows them all): ours against PyTorch 2's fused kernel on one thread, both precisions,
-    causal and not; the same on two threads; both fused kernels against the GEMM rates (the
-    chapter's); the teaching contenders, float64, not causal. Each column's ratio goes one way,
+    causal and not; the same on two threads; the teaching contenders, float64, not causal; and
+    both fused kernels against the GEMM rates (the chapter's). Each column's ratio goes one way,
     said in its header. Also the one-thread GEMM rates, by precision."""
     at = {(r["contender"], r["dtype"], r["causal"], r["threads"], r["n"]): r for r in rows}
     gemm = {r["dtype"]: gflops(r) for r in rows if r["contender"] == "GEMM" and r["threads"] == 1}
@@ -376,11 +376,11 @@ def tables(rows, sizes):
              "heads × blocks of queries, so here only the blocks of queries). A speed-up is a "
              "kernel's one-thread time over its own two-thread time (2x is perfect); SDPA ÷ ours "
              "divides the two-thread times:", two, True),
+            ("Against what the articles teach from, float64, not causal, one thread:", teaching,
+             True),
             ("One thread, both fused kernels against the machine: GFLOP/s (4 n² d flops a call, "
              "half when causal) over the same run's dgemm rate (f64) or sgemm rate (f32):",
-             rates, False),
-            ("Against what the articles teach from, float64, not causal, one thread:", teaching,
-             True)], gemm
+             rates, False)], gemm
 
 
 def measure(args):
