@@ -8,6 +8,17 @@ and PyTorch's textbook form. d = 64, the same OpenBLAS and the same number of th
     /usr/bin/python3 bench/compare.py                   # the full run (about 20 minutes)
     /usr/bin/python3 bench/compare.py --sizes 256 512   # a quick look
 
+Both sides are timed alike, by Google Benchmark's rule. A repeat runs a contender for as many
+calls as fill at least MIN_TIME seconds and takes their mean; the number of calls is found in
+the first repeat, growing from one call as Google Benchmark grows its iteration count, and kept
+for the others. Each time in the tables is the fastest of --repeat repeats, on both sides. The
+C++ benchmark is given MIN_TIME and --repeat explicitly (--benchmark_min_time,
+--benchmark_repetitions), and applies the rule itself; the Python workers apply it in
+repeat_means(). Order: for each thread count, the Python contenders run first, the teaching
+forms and then SDPA, each group in a fresh process of its own (OpenBLAS reads its thread count
+at start); then the C++ benchmark runs once for all thread counts, its repetitions interleaved
+at random. Each Python contender's first call is not timed.
+
 OpenBLAS chooses its kernel for the CPU it finds, unless OPENBLAS_CORETYPE says otherwise (some
 machines set it for old OpenBLAS builds). This script removes OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE from every run it starts, so that every contender runs OpenBLAS's own choice,
@@ -15,10 +26,10 @@ or sets the one --openblas-coretype names; either way it records the kernel that
 
 Writes bench/results/attention.csv, three figures (time, GFLOP/s against the GEMM rates, peak
 memory, each against n), the tables as bench/results/attention-tables.md (chapter 09's page
-includes it) and, with --readme README.md, the same tables between the README's "performance"
-markers. Each time is the minimum over --repeat runs (the machine is shared and
-noisy). Needs Debian's python3-numpy and python3-torch (PyTorch 2 for the fused kernel; without
-it that contender is left out and the tables say so), and gnuplot for the figures.
+includes it) and, with --readme README.md, the same tables (less the one of GEMM rates, which is
+the chapter's) between the README's "performance" markers. Needs Debian's python3-numpy and
+python3-torch (PyTorch 2 for the fused kernel; without it that contender is left out and the
+tables say so), and gnuplot for the figures.
 """
 import argparse
 import csv
@@ -39,6 +50,11 @@ OURS = "C++ streaming"
 # Below this n the memory figure would mislead: a call can reuse memory that the warm-up or an
 # earlier size freed, and then adds nothing to the peak although it needs its grids.
 MEMORY_FROM = 2048
+# Seconds of calls that make one repeat, on both sides: Google Benchmark's default min time
+# (0.5 s in 1.7.1, Debian 12's, and in the releases since), passed to it explicitly as well. Every
+# release takes it as a plain number of seconds (1.8 and later print a warning, on stderr, that
+# they prefer "0.5s"; 1.7.1 refuses that form).
+MIN_TIME = 0.5
 
 
 # --- the Python contenders, run in a worker process per thread count ------------------------
@@ -97,7 +113,7 @@ def worker(group, threads, sizes, repeat):
         run()  # untimed: the first call may set things up
         peak_reset()
         baseline = resident_mb("VmRSS")
-        best = min(timed(run) for _ in range(repeat))
+        best = min(repeat_means(run, repeat))
         print(json.dumps({"contender": name, "dtype": dtype, "causal": causal, "threads": threads,
                           "n": n, "seconds": best, "added_mb": resident_mb("VmHWM") - baseline}),
               flush=True)
@@ -119,10 +135,25 @@ def worker(group, threads, sizes, repeat):
                             lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
 
 
-def timed(run):
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
+def repeat_means(run, repeat):
+    """Seconds per call of `repeat` repeats, by Google Benchmark's rule: a repeat is the mean of
+    as many calls as fill at least MIN_TIME. The first repeat finds that number: it starts with
+    one call, and while the calls take less than MIN_TIME it runs again with more of them (ten
+    times as many while they take under a tenth of MIN_TIME, otherwise enough for 1.4 MIN_TIME
+    at the rate just seen); the tries that fell short are dropped. The other repeats keep that
+    number of calls."""
+    calls, means = 1, []
+    while len(means) < repeat:
+        start = time.perf_counter()
+        for _ in range(calls):
+            run()
+        elapsed = time.perf_counter() - start
+        if means or elapsed >= MIN_TIME:
+            means.append(elapsed / calls)
+            continue
+        grow = 1.4 * MIN_TIME / max(elapsed, 1e-9) if elapsed > 0.1 * MIN_TIME else 10.0
+        calls = max(round(calls * grow), calls + 1)
+    return means
 
 
 def python_facts():
@@ -153,8 +184,9 @@ CPP_NAMES = {"Gemm": ("GEMM", "float64"), "GemmF32": ("GEMM", "float32"),
 
 def cpp(bench, threads, sizes, reference_sizes, repeat, env):
     """The C++ benchmark's runs at these sizes and thread counts, in one process, repetitions
-    interleaved at random so that a noisy spell hits every contender alike: the minimum time
-    of each, and the run's context (the OpenBLAS kernel among it)."""
+    interleaved at random so that a noisy spell hits every contender alike: the fastest
+    repetition of each (a repetition's time is its mean over as many iterations as fill
+    MIN_TIME), and the run's context (the OpenBLAS kernel among it)."""
     def names(ns):
         return "|".join(str(n) for n in ns)
     pattern = (f"^((Gemm|GemmF32)/n:2048/threads:({names(threads)})/|"
@@ -162,7 +194,8 @@ def cpp(bench, threads, sizes, reference_sizes, repeat, env):
                f"Reference/n:({names(reference_sizes)})/threads:({names(threads)})/)")
     out = json.loads(subprocess.run(
         [str(bench), f"--benchmark_filter={pattern}", "--benchmark_format=json",
-         f"--benchmark_repetitions={repeat}", "--benchmark_enable_random_interleaving=true"],
+         f"--benchmark_min_time={MIN_TIME}", f"--benchmark_repetitions={repeat}",
+         "--benchmark_enable_random_interleaving=true"],
         check=True, capture_output=True, text=True, env=env).stdout)
     best = {}
     for b in out["benchmarks"]:
@@ -277,8 +310,11 @@ def plots(rows, out):
 
 
 def tables(rows, sizes):
-    """The README's two tables: ours against PyTorch 2's fused kernel, both precisions, causal
-    and not; and the teaching contenders, float64, not causal."""
+    """The tables, each a caption, its lines, and whether the README shows it (chapter 09's page
+    shows them all): ours against PyTorch 2's fused kernel on one thread, both precisions,
+    causal and not; the same on two threads; the teaching contenders, float64, not causal; and
+    both fused kernels against the GEMM rates (the chapter's). Each column's ratio goes one way,
+    said in its header. Also the one-thread GEMM rates, by precision."""
     at = {(r["contender"], r["dtype"], r["causal"], r["threads"], r["n"]): r for r in rows}
     gemm = {r["dtype"]: gflops(r) for r in rows if r["contender"] == "GEMM" and r["threads"] == 1}
 
@@ -288,38 +324,69 @@ def tables(rows, sizes):
     def ratio(slow, fast):
         return f"{at[slow]['seconds'] / at[fast]['seconds']:.2f}x" if slow in at and fast in at else "–"
 
-    def of_gemm(key, dtype):
+    def of_gemm(key):
+        dtype = key[1]
         return (f"{gflops(at[key]) / gemm[dtype]:.0%}" if key in at and dtype in gemm else "–")
 
-    fused = ["| n | mask | ours f64 | SDPA f64 | SDPA ÷ ours | ours f32 | SDPA f32 | SDPA ÷ ours "
-             "| ours f64, of dgemm | ours f32, of sgemm | ours, 2 threads ÷ 1 (f64, f32) |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for n in sizes:
-        for causal in (False, True):
-            o64, o32 = (OURS, "float64", causal, 1, n), (OURS, "float32", causal, 1, n)
-            s64, s32 = (FUSED, "float64", causal, 1, n), (FUSED, "float32", causal, 1, n)
-            two = (f"{ratio(o64, (OURS, 'float64', causal, 2, n))}, "
-                   f"{ratio(o32, (OURS, 'float32', causal, 2, n))}")
-            fused.append(f"| {n} | {'causal' if causal else 'none'} | {ms(o64)} | {ms(s64)} "
-                         f"| {ratio(s64, o64)} | {ms(o32)} | {ms(s32)} | {ratio(s32, o32)} "
-                         f"| {of_gemm(o64, 'float64')} | {of_gemm(o32, 'float32')} | {two} |")
+    def rows_of(cells):
+        """One row per size and mask; `cells` gives the row's cells from a key maker."""
+        lines = []
+        for n in sizes:
+            for causal in (False, True):
+                def key(contender, dtype, threads=1):
+                    return (contender, dtype, causal, threads, n)
+                lines.append(f"| {n} | {'causal' if causal else 'none'} | "
+                             + " | ".join(cells(key)) + " |")
+        return lines
+
+    faster = "(>1: ours faster)"
+    one = ([f"| n | mask | ours f64 | SDPA f64 | SDPA ÷ ours, f64 {faster} | ours f32 | SDPA f32 "
+            f"| SDPA ÷ ours, f32 {faster} | ours f64, of dgemm | ours f32, of sgemm |",
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           + rows_of(lambda key: [ms(key(OURS, "float64")), ms(key(FUSED, "float64")),
+                                  ratio(key(FUSED, "float64"), key(OURS, "float64")),
+                                  ms(key(OURS, "float32")), ms(key(FUSED, "float32")),
+                                  ratio(key(FUSED, "float32"), key(OURS, "float32")),
+                                  of_gemm(key(OURS, "float64")), of_gemm(key(OURS, "float32"))]))
+    two = ([f"| n | mask | ours f64, speed-up | ours f32, speed-up | SDPA f64, speed-up "
+            f"| SDPA f32, speed-up | SDPA ÷ ours, f64 {faster} | SDPA ÷ ours, f32 {faster} |",
+            "|---:|---|---:|---:|---:|---:|---:|---:|"]
+           + rows_of(lambda key: [ratio(key(c, d), key(c, d, 2)) for c in (OURS, FUSED)
+                                  for d in ("float64", "float32")]
+                     + [ratio(key(FUSED, d, 2), key(OURS, d, 2)) for d in ("float64", "float32")]))
+    rates = (["| n | mask | ours f64, of dgemm | SDPA f64, of dgemm | ours f32, of sgemm "
+              "| SDPA f32, of sgemm |", "|---:|---|---:|---:|---:|---:|"]
+             + rows_of(lambda key: [of_gemm(key(c, d)) for d in ("float64", "float32")
+                                    for c in (OURS, FUSED)]))
     teaching = ["| n | numpy (article) | numpy (vectorised) | PyTorch (textbook) | C++ reference "
-                "| C++ streaming | streaming vs article / textbook PyTorch |",
-                "|---:|---:|---:|---:|---:|---:|---:|"]
+                "| C++ streaming | article ÷ streaming (>1: streaming faster) "
+                "| textbook PyTorch ÷ streaming (>1: streaming faster) |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n in sizes:
         def key(c):
             return (c, "float64", False, 1, n)
         teaching.append(
             f"| {n} | {' | '.join(ms(key(c)) for c in TEACHING + ['C++ reference', OURS])} "
-            f"| {ratio(key('numpy (article)'), key(OURS))} / "
-            f"{ratio(key('PyTorch (textbook)'), key(OURS))} |")
-    return fused, teaching, gemm
+            f"| {ratio(key('numpy (article)'), key(OURS))} "
+            f"| {ratio(key('PyTorch (textbook)'), key(OURS))} |")
+    return [("One thread: ours against PyTorch 2's fused `scaled_dot_product_attention` (SDPA), "
+             "the time of one call; \"of dgemm\" is ours in GFLOP/s over the same run's dgemm "
+             "rate (sgemm for f32):", one, True),
+            ("Two threads, on one (n, 64) problem (batch × heads = 1; PyTorch shares out batch × "
+             "heads × blocks of queries, so here only the blocks of queries). A speed-up is a "
+             "kernel's one-thread time over its own two-thread time (2x is perfect); SDPA ÷ ours "
+             "divides the two-thread times:", two, True),
+            ("Against what the articles teach from, float64, not causal, one thread:", teaching,
+             True),
+            ("One thread, both fused kernels against the machine: GFLOP/s (4 n² d flops a call, "
+             "half when causal) over the same run's dgemm rate (f64) or sgemm rate (f32):",
+             rates, False)], gemm
 
 
 def measure(args):
-    """Every contender, side by side: for each thread count, the Python contenders in a fresh
-    process (OpenBLAS reads its thread count at start); then the C++ benchmark, at least five
-    repetitions of each run since they are cheap."""
+    """Every contender, side by side, each timed as the fastest of args.repeat repeats by the
+    same rule (see repeat_means): for each thread count, the Python contenders in fresh
+    processes (OpenBLAS reads its thread count at start); then the C++ benchmark."""
     rows = []
     facts = json.loads(subprocess.run([sys.executable, __file__, "--facts"], check=True,
                                       capture_output=True, text=True,
@@ -330,10 +397,8 @@ def measure(args):
     for threads in args.threads:
         for group, blas_threads in (("teaching", threads), ("fused", 1)):
             print(f"compare: Python contenders ({group}), {threads} thread(s)", file=sys.stderr)
-            # The two fused kernels are cheap to repeat: SDPA gets as many runs as ours.
-            repeat = max(args.repeat, 5) if group == "fused" else args.repeat
             run = subprocess.run([sys.executable, __file__, "--worker", group, "--threads",
-                                  str(threads), "--repeat", str(repeat),
+                                  str(threads), "--repeat", str(args.repeat),
                                   "--sizes", *map(str, args.sizes)],
                                  check=True, capture_output=True, text=True,
                                  env=env_for(threads, args.openblas_coretype, blas_threads))
@@ -343,7 +408,7 @@ def measure(args):
                                           if args.sizes[0] <= n <= args.streaming_up_to})
     cpp_rows, context = cpp(args.bench, args.threads, streaming,
                             [n for n in args.sizes if n <= args.reference_up_to],
-                            max(args.repeat, 5), env_for(max(args.threads), args.openblas_coretype))
+                            args.repeat, env_for(max(args.threads), args.openblas_coretype))
     return rows + cpp_rows, facts, context
 
 
@@ -377,7 +442,8 @@ def main():
     ap.add_argument("--reference-up-to", type=int, default=8192,
                     help="the C++ reference's largest n (at 16384 its grids take 6.4 GB)")
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="repeats of every contender, on both sides; each time is the fastest")
     ap.add_argument("--openblas-coretype", default="",
                     help="run every contender on this OpenBLAS kernel (default: OpenBLAS's choice)")
     ap.add_argument("--bench", default=str(ROOT / "build" / "bench" / "attention_bench"))
@@ -399,28 +465,34 @@ def main():
         heading, rows = read_csv(out / "attention.csv")
     else:
         rows, facts, context = measure(args)
-        heading = (f"Measured on {machine(facts, context)}; d = 64, minimum of {args.repeat} runs "
-                   f"(C++ and SDPA: of {max(args.repeat, 5)}); threads: {' and '.join(map(str, args.threads))}, "
-                   f"the same for every contender (the fused kernels' own, each holding OpenBLAS "
-                   f"to one inside; OpenBLAS's for the others).")
+        heading = (f"Measured on {machine(facts, context)}; d = 64. Every time, C++ and Python "
+                   f"alike, is the fastest of {args.repeat} repeats, a repeat being the mean of as "
+                   f"many calls as fill at least {MIN_TIME} s (Google Benchmark's rule); the Python "
+                   f"contenders ran first, in processes of their own, then the C++ benchmark. "
+                   f"Threads: {' and '.join(map(str, args.threads))}, the same for every "
+                   f"contender (the fused kernels' own, each holding OpenBLAS to one inside; "
+                   f"OpenBLAS's for the others).")
         if not facts["fused"]:
             heading += " This PyTorch has no scaled_dot_product_attention (PyTorch 2 has)."
         write_csv(out / "attention.csv", heading, rows)
     plots(rows, out)
-    fused, teaching, gemm = tables(rows, sorted({r["n"] for r in rows if r["contender"] == OURS
-                                                 and r["n"] in args.sizes}))
+    sections, gemm = tables(rows, sorted({r["n"] for r in rows if r["contender"] == OURS
+                                          and r["n"] in args.sizes}))
     rates = ", ".join(f"{'dgemm' if d == 'float64' else 'sgemm'} {v:.1f} GFLOP/s"
                       for d, v in sorted(gemm.items(), reverse=True))
     first = f"{heading} GEMM rates in the same run, one thread: {rates}."
-    rest = "\n".join(["Ours against PyTorch 2's fused `scaled_dot_product_attention` (SDPA), one "
-                      "thread unless said:", ""] + fused +
-                     ["", "Against what the articles teach from, float64, not causal, one thread:",
-                      ""] + teaching)
-    text = first + "\n\n" + rest
-    print(text)
-    # Chapter 09's page includes the same tables (\includedoc), so that page and README agree.
-    # Doxygen runs an included file's first two paragraphs together; its \n keeps them apart.
-    (out / "attention-tables.md").write_text(first + "\n\\n\n" + rest + "\n", encoding="utf-8")
+
+    def body(for_readme):
+        return "\n\n".join(caption + "\n\n" + "\n".join(lines)
+                            for caption, lines, in_readme in sections
+                            if in_readme or not for_readme)
+    text = first + "\n\n" + body(True)
+    print(first + "\n\n" + body(False))
+    # Chapter 09's page includes these tables (\includedoc), so that page and README agree; the
+    # page has one more, of the GEMM rates. Doxygen runs an included file's first two
+    # paragraphs together; its \n keeps them apart.
+    (out / "attention-tables.md").write_text(first + "\n\\n\n" + body(False) + "\n",
+                                             encoding="utf-8")
     if args.readme:
         readme = pathlib.Path(args.readme)
         old = readme.read_text(encoding="utf-8")

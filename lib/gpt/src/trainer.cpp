@@ -70,7 +70,8 @@ void train(TrainingState& state, const TrainingSettings& settings, const NextBat
   const math::UniformDraws uniform = [&rng] {
     return rng.random();
   };
-  math::AdamW optimizer(decay_flags(state.weights), settings.weight_decay);
+  math::AdamW optimizer(decay_flags(state.weights), settings.weight_decay, settings.beta1,
+                        settings.beta2);
   optimizer.restore(state.optimizer);
   // The step in the run's precision: the readable float64 one, or the float32 one.
   std::optional<Float32Step> float32;

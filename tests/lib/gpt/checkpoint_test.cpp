@@ -404,11 +404,26 @@ TEST(RunFingerprint, NamesEverySettingOnItsOwnLine) {
   const TinyRun& r = run();
   const std::string& f = r.fingerprint;
   for (const char* line :
-       {"vocabulary 300\n", "d_model 8\n", "heads 2\n", "layers 1\n", "d_ff 16\n", "max_length 8\n",
-        "positions true learned true tied true\n", "dropout 0.1\n", "steps 7\n", "batch 3\n",
-        "peak_learning_rate 0.01\n", "final_learning_rate 0.001\n", "warmup_steps 2\n",
-        "weight_decay 0.1\n", "clip_norm 0.5\n", "evaluate_every 2\n", "evaluate_at_start false\n",
-        "seed 5\n", "evaluation bits per byte of the first 30 held-out and training tokens\n"})
+       {"vocabulary 300\n",
+        "d_model 8\n",
+        "heads 2\n",
+        "layers 1\n",
+        "d_ff 16\n",
+        "max_length 8\n",
+        "positions true learned true tied true\n",
+        "dropout 0.1\n",
+        "steps 7\n",
+        "batch 3\n",
+        "peak_learning_rate 0.01\n",
+        "final_learning_rate 0.001\n",
+        "warmup_steps 2\n",
+        "weight_decay 0.1\n",
+        "betas 0.9 0.999\n",
+        "clip_norm 0.5\n",
+        "evaluate_every 2\n",
+        "evaluate_at_start false\n",
+        "seed 5\n",
+        "evaluation bits per byte of the first 30 held-out and training tokens\n"})
     EXPECT_NE(f.find(line), std::string::npos) << line;
   // The tokenizer and the text enter as hashes: another merge list, another line.
   const attn::text::BpeTokenizer smaller = attn::text::train_bpe(kTrainingText, 290);

@@ -281,7 +281,7 @@ Replayed replay(const gpt::TrainingState& start, const gpt::TrainingSettings& s,
   Replayed out{start.weights, {}, {}, {}, {}, {}};
   const arma::uword window = start.weights.config.max_length;
   attn::numpy::Generator rng(attn::numpy::PCG64(start.rng_state, start.rng_increment));
-  attn::math::AdamW optimizer(gpt::decay_flags(out.weights), s.weight_decay);
+  attn::math::AdamW optimizer(gpt::decay_flags(out.weights), s.weight_decay, s.beta1, s.beta2);
   const attn::math::UniformDraws uniform = [&rng] {
     return rng.random();
   };
@@ -378,6 +378,26 @@ TEST(Train, EachStepIsTheDocumentedRecipe) {
     EXPECT_EQ(state.history[t].loss, want.losses[t]) << "step " << t;
     EXPECT_EQ(state.history[t].gradient_norm, want.norms[t]) << "step " << t;
   }
+}
+
+TEST(Train, TakesAdamWsBetasFromItsSettings) {
+  auto [s, training, held_out, state] = small_run(11);
+  gpt::TrainingState with_defaults = state;
+  train_on(with_defaults, s, training, held_out, s.steps);
+  s.beta1 = 0.8;
+  s.beta2 = 0.95;  // GPT-2's
+  const Replayed want = replay(state, s, training, held_out);
+  train_on(state, s, training, held_out, s.steps);
+  EXPECT_TRUE(arma::all(arma::vectorise(state.weights.embedding == want.weights.embedding)));
+  // Adam's first step does not depend on the betas (the bias correction undoes them); the
+  // later ones do.
+  EXPECT_FALSE(
+      arma::all(arma::vectorise(state.weights.embedding == with_defaults.weights.embedding)));
+  s.beta2 = 1.0;
+  gpt::TrainingState refused = gpt::start(config(8), s);
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { train_on(refused, s, training, held_out, s.steps); }, "beta2 = 1 must be in [0, 1)"));
+  EXPECT_EQ(refused.step, 0);
 }
 
 TEST(Train, StopsAtUntilAndAtTheLastStep) {

@@ -43,6 +43,11 @@ struct TrainingSettings {
   double final_learning_rate = 0.0;  ///< \f$\eta_{\min}\f$, where the cosine ends (step T).
   std::int64_t warmup_steps = 0;     ///< steps of the linear warm-up.
   double weight_decay = 0.0;         ///< AdamW's \f$\lambda\f$, for the parameters that decay().
+  /// AdamW's \f$\beta_1\f$, the decay of its running mean of the gradients (PyTorch's default).
+  double beta1 = 0.9;
+  /// AdamW's \f$\beta_2\f$, the decay of its running mean of the squared gradients (PyTorch's
+  /// default; GPT-2 and nanoGPT train with 0.95, which forgets old gradients sooner).
+  double beta2 = 0.999;
   /// The largest global gradient norm let through; infinity clips nothing.
   double clip_norm = std::numeric_limits<double>::infinity();
   std::int64_t evaluate_every = 0;  ///< steps between two measurements (at least 1).
@@ -153,8 +158,9 @@ Progress progress_line(std::ostream& log, bool terminal = stderr_is_terminal());
 /// \param evaluate its measurement. \param until the step to stop at.
 /// \param progress called after each step (may be empty).
 /// \throws InputError if a setting is out of range (no step, no batch, evaluate_every below 1,
-///         a rate the schedule refuses, a negative decay, a clip norm that is not positive), or
-///         as transformer_step(), Float32Step and AdamW::step() do.
+///         a rate the schedule refuses, a negative decay, a clip norm that is not positive, a
+///         \f$\beta\f$ outside [0, 1)), or as transformer_step(), Float32Step and AdamW::step()
+///         do.
 void train(TrainingState& state, const TrainingSettings& settings, const NextBatch& next_batch,
            const Evaluation& evaluate, std::int64_t until, const Progress& progress = {});
 
