@@ -5,10 +5,9 @@
 #include <attn/math/compare.hpp>
 #include <attn/math/streaming.hpp>
 
+#include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
-
-#include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>

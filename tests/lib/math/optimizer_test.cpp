@@ -11,11 +11,11 @@
 #include "fixture_blocks.hpp"
 #include "normal_inputs.hpp"
 
+#include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
 #include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>

@@ -11,10 +11,9 @@
 #include <attn/math/softmax.hpp>
 #include <attn/math/streaming.hpp>
 
+#include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
-
-#include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>

@@ -7,10 +7,9 @@
 #include <attn/math/softmax.hpp>
 #include <attn/math/validate.hpp>
 
+#include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
-
-#include <gtest/gtest.h>
 
 #include "bad_input.hpp"
 #include "fixture_blocks.hpp"

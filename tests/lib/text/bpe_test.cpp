@@ -5,10 +5,9 @@
 #include <attn/math/validate.hpp>
 #include <attn/text/bpe.hpp>
 
+#include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
-
-#include <gtest/gtest.h>
 
 #include "bad_input.hpp"
 
