@@ -100,7 +100,7 @@ const char* const kSamplePrompt = "And it came to pass";
 const std::size_t kSampleTokens = 60;
 const std::uint64_t kSampleSeed = 7;
 
-// The sampling settings the chapter compares.
+// The sampling settings the chapter compares; the last continues a --prompt.
 struct Setting {
   std::string label;
   attn::math::SamplingOptions options;
@@ -109,6 +109,7 @@ const std::vector<Setting> kSettings = {
     {"temperature 0.5", {.temperature = 0.5}},
     {"temperature 0.8", {.temperature = 0.8}},
     {"temperature 1.2", {.temperature = 1.2}},
+    {"temperature 0.8, top-k 40", {.temperature = 0.8, .top_k = 40}},
     {"temperature 0.8, top-p 0.9", {.temperature = 0.8, .top_p = 0.9}},
 };
 
@@ -423,6 +424,47 @@ gpt::Continuation sampled(const gpt::TrainingState& state, const arma::uvec& pro
   return gpt::continue_text(state.weights, prompt, kSampleTokens, setting.options, rng);
 }
 
+// What a filter left to draw from at each token of a continuation.
+struct Kept {
+  arma::uvec tokens;  // how many tokens kept a probability above 0
+  arma::vec mass;     // their share of the probability before the filter (at the temperature)
+};
+
+// What `setting`'s filter kept at each token of the continuation `c` of `prompt` (which fits the
+// window).
+Kept what_was_kept(const gpt::TrainingState& state, const arma::uvec& prompt,
+                   const gpt::Continuation& c, const Setting& setting) {
+  const arma::uvec text = arma::join_cols(prompt, c.tokens);
+  const arma::mat logits = gpt::sentence_logits(state.weights, text.head(text.n_elem - 1));
+  const attn::math::SamplingOptions unfiltered{.temperature = setting.options.temperature};
+  Kept kept{.tokens = arma::uvec(c.tokens.n_elem), .mass = arma::vec(c.tokens.n_elem)};
+  for (arma::uword t = 0; t < c.tokens.n_elem; ++t) {
+    const arma::rowvec z = logits.row(prompt.n_elem - 1 + t);
+    const arma::rowvec q = attn::math::next_token_distribution(z, setting.options);
+    const arma::rowvec before = attn::math::next_token_distribution(z, unfiltered);
+    kept.tokens(t) = arma::accu(q > 0.0);
+    kept.mass(t) = arma::accu(before.elem(arma::find(q > 0.0)));
+  }
+  return kept;
+}
+
+// What top-k and top-p did at the sample's draws: top-k's share of the probability, top-p's
+// number of tokens (the other is fixed: k tokens; at least p of the probability).
+void what_the_filter_kept(attn::book::Chapter& ch, const Kept& kept, const Setting& setting) {
+  if (setting.options.top_k > 0)
+    fmt::print(ch.out,
+               "    (its {} tokens held from {:.3f} to {:.3f} of the probability at its {} draws,\n"
+               "    {:.3f} or less at half of them)\n",
+               setting.options.top_k, kept.mass.min(), kept.mass.max(), kept.mass.n_elem,
+               arma::median(kept.mass));
+  if (setting.options.top_p < 1.0)
+    fmt::print(ch.out,
+               "    (it kept from {} to {} tokens at its {} draws, {} or fewer at half of them,\n"
+               "    a single token at {})\n",
+               kept.tokens.min(), kept.tokens.max(), kept.tokens.n_elem, arma::median(kept.tokens),
+               arma::accu(kept.tokens == 1));
+}
+
 void the_samples(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
   const arma::uvec prompt = token_vector(run.tokenizer.encode(kSamplePrompt));
   fmt::print(ch.out, "\nSamples of {} tokens after \"{}\", seed {}, through the KV cache:\n",
@@ -431,6 +473,7 @@ void the_samples(attn::book::Chapter& ch, const Run& run, const gpt::TrainingSta
     const gpt::Continuation c = sampled(state, prompt, setting);
     fmt::print(ch.out, "  {}:\n    {}{}\n", setting.label, shown(kSamplePrompt),
                shown(run.tokenizer.decode(token_ids(c.tokens))));
+    what_the_filter_kept(ch, what_was_kept(state, prompt, c, setting), setting);
   }
 }
 
