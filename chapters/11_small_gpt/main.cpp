@@ -44,7 +44,8 @@ using attn::text::BpeTokenizer;
 //! [settings]
 // The tokenizer: 256 bytes and 768 merges.
 const std::size_t kVocabulary = 1024;
-// The model: GPT-2's shape at a size this machine trains in minutes.
+// The model: GPT-2's shape at a size this machine trains in minutes. Its initial weights are
+// attn::gpt::init_transformer()'s.
 const gpt::TransformerConfig kModel{
     .vocabulary = kVocabulary,
     .d_model = 128,
@@ -64,6 +65,8 @@ const gpt::TrainingSettings kTraining{
     .final_learning_rate = 3e-4,
     .warmup_steps = 120,
     .weight_decay = 0.1,
+    .beta1 = 0.9,    // PyTorch's default, and nanoGPT's
+    .beta2 = 0.999,  // PyTorch's default; nanoGPT takes kGpt2Beta2 (below; the page says why not)
     .clip_norm = 1.0,
     .evaluate_every = 200,
     .evaluate_at_start = true,  // a point before any update: the loss of a model that knows nothing
@@ -86,6 +89,15 @@ gpt::TrainingSettings quick(gpt::TrainingSettings settings) {
   return settings;
 }
 const std::size_t kQuickEvaluationTokens = 512;
+
+// Where GPT-2's recipe differs from this chapter's, printed beside it. GPT-2's paper gives no
+// betas; nanoGPT, which reproduces GPT-2, and GPT-3's paper take β2 = 0.95. The initialisation
+// is GPT-2's code's (and nanoGPT's).
+const double kGpt2Beta2 = 0.95;    // AdamW's β2
+const double kGpt2InitStd = 0.02;  // every matrix drawn from N(0, 0.02²)...
+// ...and the projections into the residual stream, W_O and W2, further divided by
+// √(kGpt2ResidualBranches · layers): two branches a block add to the stream.
+const double kGpt2ResidualBranches = 2;
 
 //! [article-numbers]
 // What the chapter must show (issue 28 and the book's table of contents).
@@ -352,6 +364,22 @@ gpt::TrainingState opening_state(const Run& run, const std::string& checkpoint) 
   }
 }
 
+// AdamW's betas and the initial weights' scales, beside GPT-2's.
+void against_gpt2(attn::book::Chapter& ch, const gpt::TrainingSettings& settings) {
+  const double d = static_cast<double>(kModel.d_model);
+  const double d_ff = static_cast<double>(kModel.d_ff);
+  const double layers = static_cast<double>(kModel.layers);
+  fmt::print(ch.out, "AdamW's β1 {} and β2 {} are PyTorch's defaults (nanoGPT and GPT-3: β2 {}).\n",
+             settings.beta1, settings.beta2, kGpt2Beta2);
+  fmt::print(ch.out, "Initial weights, standard deviations: W_Q, W_K, W_V, W_O and W1 {:.3f}, W2\n",
+             1.0 / std::sqrt(d));
+  fmt::print(ch.out, "{:.3f} (1/√fan-in), the embedding and positions {}. GPT-2: {} for every\n",
+             1.0 / std::sqrt(d_ff), gpt::kSmallInitStd, kGpt2InitStd);
+  fmt::print(ch.out, "matrix, and {:.4f} for W_O and W2 ({}/√({} · {} layers)).\n",
+             kGpt2InitStd / std::sqrt(kGpt2ResidualBranches * layers), kGpt2InitStd,
+             kGpt2ResidualBranches, kModel.layers);
+}
+
 // Trains, or resumes from the checkpoint, or reads a finished run from it; saves as it goes.
 gpt::TrainingState the_training(attn::book::Chapter& ch, const Run& run,
                                 const std::string& checkpoint) {
@@ -371,6 +399,7 @@ gpt::TrainingState the_training(attn::book::Chapter& ch, const Run& run,
       run.settings.steps * static_cast<std::int64_t>(run.settings.batch * kModel.max_length);
   fmt::print(ch.out, "It reads {} tokens, {:.3g} per parameter.\n", tokens_seen,
              static_cast<double>(tokens_seen) / static_cast<double>(gpt::parameter_count(kModel)));
+  against_gpt2(ch, run.settings);
   if (state.step > 0)
     fmt::print(ch.log, "read {} at step {} of {}\n", checkpoint, state.step, run.settings.steps);
   const gpt::NextBatch windows =
