@@ -153,9 +153,9 @@ Corpus split_corpus(const std::vector<Verse>& verses) {
     std::string& part = place == kTest         ? corpus.test
                         : place == kValidation ? corpus.validation
                                                : corpus.training;
-    std::size_t& count = place == kTest         ? corpus.test_verses
-                         : place == kValidation ? corpus.validation_verses
-                                                : corpus.training_verses;
+    std::size_t& count = place == kTest         ? corpus.test_lines
+                         : place == kValidation ? corpus.validation_lines
+                                                : corpus.training_lines;
     part += v.text + '\n';
     ++count;
   }

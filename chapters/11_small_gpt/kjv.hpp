@@ -50,12 +50,12 @@ std::vector<Verse> parse_verses(const std::string& bible);
 /// \brief The text a model trains on, the text that chooses its settings, and the text it is
 ///        judged on once at the end.
 struct Corpus {
-  std::string training;               ///< the training verses' words, each verse ending in '\\n'.
-  std::string validation;             ///< the validation verses', the same way.
-  std::string test;                   ///< the test verses', the same way.
-  std::size_t training_verses = 0;    ///< how many verses train.
-  std::size_t validation_verses = 0;  ///< how many validate.
-  std::size_t test_verses = 0;        ///< how many test.
+  std::string training;    ///< the training text: for the Bible, its verses' words, one a line.
+  std::string validation;  ///< the validation text, the same way.
+  std::string test;        ///< the test text, the same way.
+  std::size_t training_lines = 0;    ///< lines in the training text (for the Bible, verses).
+  std::size_t validation_lines = 0;  ///< lines in the validation text.
+  std::size_t test_lines = 0;        ///< lines in the test text.
 };
 
 /// \brief The book's split, by whole chapters: chapters 10, 20, 30, ... (Genesis 10, ...,

@@ -6,6 +6,7 @@
 // Bible and the story are this chapter's. Its page: chapters/11_small_gpt/chapter.md.
 
 #include "kjv.hpp"
+#include "text_file.hpp"
 
 #include <attn/book/chapter.hpp>
 #include <attn/book/palette.hpp>
@@ -24,6 +25,8 @@
 #include <malloc.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -41,7 +44,8 @@ using attn::text::BpeTokenizer;
 //! [settings]
 // The tokenizer: 256 bytes and 768 merges.
 const std::size_t kVocabulary = 1024;
-// The model: GPT-2's shape at a size this machine trains in minutes.
+// The model: GPT-2's shape at a size this machine trains in minutes. Its initial weights are
+// attn::gpt::init_transformer()'s.
 const gpt::TransformerConfig kModel{
     .vocabulary = kVocabulary,
     .d_model = 128,
@@ -61,6 +65,8 @@ const gpt::TrainingSettings kTraining{
     .final_learning_rate = 3e-4,
     .warmup_steps = 120,
     .weight_decay = 0.1,
+    .beta1 = 0.9,    // PyTorch's default, and nanoGPT's
+    .beta2 = 0.999,  // PyTorch's default; nanoGPT takes kGpt2Beta2 (below; the page says why not)
     .clip_norm = 1.0,
     .evaluate_every = 200,
     .evaluate_at_start = true,  // a point before any update: the loss of a model that knows nothing
@@ -84,6 +90,15 @@ gpt::TrainingSettings quick(gpt::TrainingSettings settings) {
 }
 const std::size_t kQuickEvaluationTokens = 512;
 
+// Where GPT-2's recipe differs from this chapter's, printed beside it. GPT-2's paper gives no
+// betas; nanoGPT, which reproduces GPT-2, and GPT-3's paper take β2 = 0.95. The initialisation
+// is GPT-2's code's (and nanoGPT's).
+const double kGpt2Beta2 = 0.95;    // AdamW's β2
+const double kGpt2InitStd = 0.02;  // every matrix drawn from N(0, 0.02²)...
+// ...and the projections into the residual stream, W_O and W2, further divided by
+// √(kGpt2ResidualBranches · layers): two branches a block add to the stream.
+const double kGpt2ResidualBranches = 2;
+
 //! [article-numbers]
 // What the chapter must show (issue 28 and the book's table of contents).
 const int kMustBeatUpTo = 5;           // the byte n-grams the transformer must beat: n = 1 to 5
@@ -97,10 +112,14 @@ const double kStartTolerance = 0.1;  // nats per token
 const std::size_t kMergesShown = 12;
 const char* const kExampleVerse = "And God said, Let there be light: and there was light.";
 const char* const kSamplePrompt = "And it came to pass";
+// With --text: the test part's first line that is not empty, at most kExampleBytes of it, is the
+// example the tokenizer encodes, and its first kPromptTokens tokens are the samples' prompt.
+const std::size_t kExampleBytes = 80;
+const std::size_t kPromptTokens = 5;
 const std::size_t kSampleTokens = 60;
 const std::uint64_t kSampleSeed = 7;
 
-// The sampling settings the chapter compares.
+// The sampling settings the chapter compares; the last continues a --prompt.
 struct Setting {
   std::string label;
   attn::math::SamplingOptions options;
@@ -109,6 +128,7 @@ const std::vector<Setting> kSettings = {
     {"temperature 0.5", {.temperature = 0.5}},
     {"temperature 0.8", {.temperature = 0.8}},
     {"temperature 1.2", {.temperature = 1.2}},
+    {"temperature 0.8, top-k 40", {.temperature = 0.8, .top_k = 40}},
     {"temperature 0.8, top-p 0.9", {.temperature = 0.8, .top_p = 0.9}},
 };
 
@@ -117,15 +137,20 @@ struct Choices {
   bool quick = false;
   std::string checkpoint;  // empty: keep none
   std::string prompt;      // empty: none given (an empty --prompt is refused)
+  std::string text;        // --text: the reader's file; empty: the King James Bible
 };
 
 // Everything the story builds once and every later step reads.
 struct Run {
   gpt::TrainingSettings settings;
   std::size_t evaluation_tokens = 0;
+  std::string text_file;  // --text's file; empty for the King James Bible
   ch11::Corpus corpus;
-  std::size_t bible_bytes = 0;
-  std::size_t verses = 0;
+  std::size_t bible_bytes = 0;  // or the reader's text's
+  std::size_t verses = 0;       // or its lines
+  std::string example;          // what the_tokenizer() encodes
+  std::string sample_prompt;    // what the_samples() continues
+  std::string text_named;       // --text: the fingerprint's line naming the whole text
   BpeTokenizer tokenizer;
   double tokenizer_seconds = 0.0;
   gpt::TokenText training;    // the training part, encoded
@@ -147,47 +172,122 @@ std::vector<attn::text::TokenId> token_ids(const arma::uvec& tokens) {
   return {tokens.begin(), tokens.end()};
 }
 
-// The corpus, the tokenizer learned from it, both parts encoded: the run, built once.
-Run prepare(const Choices& choices) {
-  Run run;
-  run.settings = choices.quick ? quick(kTraining) : kTraining;
-  run.evaluation_tokens = choices.quick ? kQuickEvaluationTokens : kEvaluationTokens;
+// The King James Bible, split by chapter: the corpus of the story.
+void read_the_bible(Run& run) {
   const std::string bible = ch11::read_bible(ch11::kBiblePath);
   const std::vector<ch11::Verse> verses = ch11::parse_verses(bible);
   run.bible_bytes = bible.size();
   run.verses = verses.size();
   run.corpus = ch11::split_corpus(verses);
+  run.example = kExampleVerse;
+  run.sample_prompt = kSamplePrompt;
+}
+
+// A reader's text (--text), split by position.
+void read_the_text(Run& run, const std::string& path) {
+  const std::string text = ch11::read_text_file(path);
+  run.text_file = path;
+  run.bible_bytes = text.size();
+  run.verses = ch11::count_lines(text);
+  run.corpus = ch11::split_by_position(text);
+  run.text_named = fmt::format("text {} bytes, FNV-1a {:016x}, split by position\n", text.size(),
+                               gpt::fnv1a(text));
+  // The test part's first line that is not empty, at most kExampleBytes of it.
+  const std::string& test = run.corpus.test;
+  const std::size_t start = std::min(test.find_first_not_of('\n'), test.size());
+  const std::size_t end = std::min(test.find('\n', start), test.size());
+  run.example = test.substr(start, std::min(end - start, kExampleBytes));
+  if (run.example.empty())  // a test part of line ends only
+    run.example = test.substr(0, kExampleBytes);
+}
+
+// Refuses (exit 2) a reader's text with a part too short for one window: the trainer draws
+// windows of max_length + 1 tokens from the training part, and each held-out part should fill
+// at least one such window to be scored from a whole context.
+void check_part(const Run& run, const char* part, std::size_t tenths, const std::string& bytes,
+                const gpt::TokenText& text) {
+  const arma::uword needed = kModel.max_length + 1;
+  if (text.tokens.n_elem >= needed)
+    return;
+  const double bytes_per_token =
+      text.tokens.n_elem > 0 ? static_cast<double>(bytes.size()) / text.tokens.n_elem : 1.0;
+  const double text_needed =
+      static_cast<double>(needed) * bytes_per_token * ch11::kTenths / static_cast<double>(tenths);
+  throw attn::book::CommandLineError(
+      "--text",
+      fmt::format("{} is too short: its {} part ({} of its {} bytes, split by position) encodes "
+                  "to {} tokens, and each part needs at least {}, a window of {} tokens and the "
+                  "one after it (at this part's {:.1f} bytes per token, a text of some {:.0f} "
+                  "bytes or more); nothing was trained or written",
+                  run.text_file, part, bytes.size(), run.bible_bytes, text.tokens.n_elem, needed,
+                  kModel.max_length, bytes_per_token, std::ceil(text_needed)));
+}
+
+// The corpus, the tokenizer learned from it, the parts encoded: the run, built once.
+Run prepare(const Choices& choices) {
+  Run run;
+  run.settings = choices.quick ? quick(kTraining) : kTraining;
+  run.evaluation_tokens = choices.quick ? kQuickEvaluationTokens : kEvaluationTokens;
+  if (choices.text.empty())
+    read_the_bible(run);
+  else
+    read_the_text(run, choices.text);
   const auto start = std::chrono::steady_clock::now();
   run.tokenizer = attn::text::train_bpe(run.corpus.training, kVocabulary);
   run.tokenizer_seconds = seconds_since(start);
   run.training = gpt::encode(run.tokenizer, run.corpus.training);
   run.validation = gpt::encode(run.tokenizer, run.corpus.validation);
   run.test = gpt::encode(run.tokenizer, run.corpus.test);
+  if (!choices.text.empty()) {
+    check_part(run, "training", ch11::kTrainingTenths, run.corpus.training, run.training);
+    check_part(run, "validation", ch11::kValidationTenths, run.corpus.validation, run.validation);
+    check_part(run, "test", ch11::kTestTenths, run.corpus.test, run.test);
+    const arma::uvec example = token_vector(run.tokenizer.encode(run.example));
+    const arma::uword prompt_tokens = std::min<arma::uword>(kPromptTokens, example.n_elem);
+    run.sample_prompt = run.tokenizer.decode(token_ids(example.head(prompt_tokens)));
+  }
   run.training_bytes_per_token = static_cast<double>(run.corpus.training.size()) /
                                  static_cast<double>(run.training.tokens.n_elem);
   run.fingerprint = gpt::run_fingerprint(
       kModel, run.settings, run.tokenizer, run.corpus.training,
       fmt::format("bits per byte of the first {} validation and training tokens",
                   run.evaluation_tokens));
+  run.fingerprint += run.text_named;  // a checkpoint of another text is another run's
   return run;
 }
 
+// A reader's text (--text) and its three parts.
+void the_text(attn::book::Chapter& ch, const Run& run) {
+  fmt::print(ch.out, "The corpus: {}, {} bytes, {} lines, in three parts by position:\n",
+             std::filesystem::path(run.text_file).filename().string(), run.bible_bytes, run.verses);
+  const auto part = [&](const char* name, std::size_t lines, std::size_t bytes, const char* where) {
+    fmt::print(ch.out, "  {:<10} {:>8} lines, {:>9} bytes ({})\n", name, lines, bytes, where);
+  };
+  part("training", run.corpus.training_lines, run.corpus.training.size(), "the first 80%");
+  part("validation", run.corpus.validation_lines, run.corpus.validation.size(), "the next 10%");
+  part("test", run.corpus.test_lines, run.corpus.test.size(), "the last 10%");
+}
+
 void the_corpus(attn::book::Chapter& ch, const Run& run) {
+  if (!run.text_file.empty()) {
+    the_text(ch, run);
+    return;
+  }
   fmt::print(ch.out, "The corpus: the King James Bible (public domain), {} in Debian's\n",
              ch11::kBiblePath);
   fmt::print(ch.out, "bible-kjv-text: {} bytes decoded, {} verses, in three parts by chapter:\n",
              run.bible_bytes, run.verses);
   fmt::print(ch.out, "  training     {:>6} verses, {:>9} bytes (the other chapters)\n",
-             run.corpus.training_verses, run.corpus.training.size());
+             run.corpus.training_lines, run.corpus.training.size());
   fmt::print(ch.out, "  validation   {:>6} verses, {:>9} bytes (chapters 5, 15, 25, ...)\n",
-             run.corpus.validation_verses, run.corpus.validation.size());
+             run.corpus.validation_lines, run.corpus.validation.size());
   fmt::print(ch.out, "  test         {:>6} verses, {:>9} bytes (chapters 10, 20, 30, ...)\n",
-             run.corpus.test_verses, run.corpus.test.size());
+             run.corpus.test_lines, run.corpus.test.size());
 }
 
 void the_tokenizer(attn::book::Chapter& ch, const Run& run) {
   const BpeTokenizer& tokenizer = run.tokenizer;
-  const std::vector<attn::text::TokenId> verse = tokenizer.encode(kExampleVerse);
+  const std::vector<attn::text::TokenId> verse = tokenizer.encode(run.example);
   const bool round_trip = tokenizer.decode(token_ids(run.test.tokens)) == run.corpus.test;
   fmt::print(ch.log, "the tokenizer trained in {:.2f} s (measured)\n", run.tokenizer_seconds);
   fmt::print(ch.out, "\nA byte-level BPE tokenizer learned from the training part: 256 bytes,\n");
@@ -197,7 +297,9 @@ void the_tokenizer(attn::book::Chapter& ch, const Run& run) {
     fmt::print(ch.out, " \"{}\"+\"{}\"", attn::text::printable(tokenizer.token_bytes(m.left)),
                attn::text::printable(tokenizer.token_bytes(m.right)));
   }
-  fmt::print(ch.out, "\nA verse in {} tokens:", verse.size());
+  fmt::print(ch.out,
+             "\n{} in {} tokens:", run.text_file.empty() ? "A verse" : "The test part's first line",
+             verse.size());
   for (const attn::text::TokenId id : verse)
     fmt::print(ch.out, " [{}]", attn::text::printable(tokenizer.token_bytes(id)));
   fmt::print(ch.out, "\n");
@@ -262,6 +364,22 @@ gpt::TrainingState opening_state(const Run& run, const std::string& checkpoint) 
   }
 }
 
+// AdamW's betas and the initial weights' scales, beside GPT-2's.
+void against_gpt2(attn::book::Chapter& ch, const gpt::TrainingSettings& settings) {
+  const double d = static_cast<double>(kModel.d_model);
+  const double d_ff = static_cast<double>(kModel.d_ff);
+  const double layers = static_cast<double>(kModel.layers);
+  fmt::print(ch.out, "AdamW's β1 {} and β2 {} are PyTorch's defaults (nanoGPT and GPT-3: β2 {}).\n",
+             settings.beta1, settings.beta2, kGpt2Beta2);
+  fmt::print(ch.out, "Initial weights, standard deviations: W_Q, W_K, W_V, W_O and W1 {:.3f}, W2\n",
+             1.0 / std::sqrt(d));
+  fmt::print(ch.out, "{:.3f} (1/√fan-in), the embedding and positions {}. GPT-2: {} for every\n",
+             1.0 / std::sqrt(d_ff), gpt::kSmallInitStd, kGpt2InitStd);
+  fmt::print(ch.out, "matrix, and {:.4f} for W_O and W2 ({}/√({} · {} layers)).\n",
+             kGpt2InitStd / std::sqrt(kGpt2ResidualBranches * layers), kGpt2InitStd,
+             kGpt2ResidualBranches, kModel.layers);
+}
+
 // Trains, or resumes from the checkpoint, or reads a finished run from it; saves as it goes.
 gpt::TrainingState the_training(attn::book::Chapter& ch, const Run& run,
                                 const std::string& checkpoint) {
@@ -281,6 +399,7 @@ gpt::TrainingState the_training(attn::book::Chapter& ch, const Run& run,
       run.settings.steps * static_cast<std::int64_t>(run.settings.batch * kModel.max_length);
   fmt::print(ch.out, "It reads {} tokens, {:.3g} per parameter.\n", tokens_seen,
              static_cast<double>(tokens_seen) / static_cast<double>(gpt::parameter_count(kModel)));
+  against_gpt2(ch, run.settings);
   if (state.step > 0)
     fmt::print(ch.log, "read {} at step {} of {}\n", checkpoint, state.step, run.settings.steps);
   const gpt::NextBatch windows =
@@ -400,7 +519,7 @@ void the_comparison(attn::book::Chapter& ch, const Run& run, const gpt::Training
     fmt::print(ch.out, "  byte {}-gram        {:.3f}   ({} by {:.3f})\n", n, ngram_bits.test[n - 1],
                margin > 0 ? "the transformer is better" : "the n-gram is better", std::abs(margin));
   }
-  if (!quick)
+  if (!quick && run.text_file.empty())  // a claim about the King James Bible, not any text
     for (int n = 1; n <= kMustBeatUpTo; ++n)
       ch.checks.claim(fmt::format("the transformer's test bits per byte are below the byte "
                                   "{}-gram's",
@@ -423,21 +542,66 @@ gpt::Continuation sampled(const gpt::TrainingState& state, const arma::uvec& pro
   return gpt::continue_text(state.weights, prompt, kSampleTokens, setting.options, rng);
 }
 
+// What a filter left to draw from at each token of a continuation.
+struct Kept {
+  arma::uvec tokens;  // how many tokens kept a probability above 0
+  arma::vec mass;     // their share of the probability before the filter (at the temperature)
+};
+
+// What `setting`'s filter kept at each token of the continuation `c` of `prompt` (which fits the
+// window).
+Kept what_was_kept(const gpt::TrainingState& state, const arma::uvec& prompt,
+                   const gpt::Continuation& c, const Setting& setting) {
+  const arma::uvec text = arma::join_cols(prompt, c.tokens);
+  const arma::mat logits = gpt::sentence_logits(state.weights, text.head(text.n_elem - 1));
+  const attn::math::SamplingOptions unfiltered{.temperature = setting.options.temperature};
+  Kept kept{.tokens = arma::uvec(c.tokens.n_elem), .mass = arma::vec(c.tokens.n_elem)};
+  for (arma::uword t = 0; t < c.tokens.n_elem; ++t) {
+    const arma::rowvec z = logits.row(prompt.n_elem - 1 + t);
+    const arma::rowvec q = attn::math::next_token_distribution(z, setting.options);
+    const arma::rowvec before = attn::math::next_token_distribution(z, unfiltered);
+    kept.tokens(t) = arma::accu(q > 0.0);
+    kept.mass(t) = arma::accu(before.elem(arma::find(q > 0.0)));
+  }
+  return kept;
+}
+
+// What top-k and top-p did at the sample's draws: top-k's share of the probability, top-p's
+// number of tokens (the other is fixed: k tokens; at least p of the probability).
+void what_the_filter_kept(attn::book::Chapter& ch, const Kept& kept, const Setting& setting) {
+  if (setting.options.top_k > 0)
+    fmt::print(ch.out,
+               "    (its {} tokens held from {:.3f} to {:.3f} of the probability at its {} draws,\n"
+               "    {:.3f} or less at half of them)\n",
+               setting.options.top_k, kept.mass.min(), kept.mass.max(), kept.mass.n_elem,
+               arma::median(kept.mass));
+  if (setting.options.top_p < 1.0)
+    fmt::print(ch.out,
+               "    (it kept from {} to {} tokens at its {} draws, {} or fewer at half of them,\n"
+               "    a single token at {})\n",
+               kept.tokens.min(), kept.tokens.max(), kept.tokens.n_elem, arma::median(kept.tokens),
+               arma::accu(kept.tokens == 1));
+}
+
 void the_samples(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
-  const arma::uvec prompt = token_vector(run.tokenizer.encode(kSamplePrompt));
+  const arma::uvec prompt = token_vector(run.tokenizer.encode(run.sample_prompt));
   fmt::print(ch.out, "\nSamples of {} tokens after \"{}\", seed {}, through the KV cache:\n",
-             kSampleTokens, shown(kSamplePrompt), kSampleSeed);
+             kSampleTokens, shown(run.sample_prompt), kSampleSeed);
   for (const Setting& setting : kSettings) {
     const gpt::Continuation c = sampled(state, prompt, setting);
-    fmt::print(ch.out, "  {}:\n    {}{}\n", setting.label, shown(kSamplePrompt),
+    fmt::print(ch.out, "  {}:\n    {}{}\n", setting.label, shown(run.sample_prompt),
                shown(run.tokenizer.decode(token_ids(c.tokens))));
+    what_the_filter_kept(ch, what_was_kept(state, prompt, c, setting), setting);
   }
 }
 
-// The KV cache against a whole forward pass over each prefix of a test verse.
+// The KV cache against a whole forward pass over each prefix of a test verse (with --text, of
+// the test part's first window).
 void the_cache(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
   const std::string verse = run.corpus.test.substr(0, run.corpus.test.find('\n') + 1);
-  const arma::uvec tokens = token_vector(run.tokenizer.encode(verse));
+  const arma::uvec tokens = run.text_file.empty()
+                                ? token_vector(run.tokenizer.encode(verse))
+                                : arma::uvec(run.test.tokens.head(kModel.max_length));
   gpt::Decoder decoder(state.weights);
   double largest = 0.0;
   for (arma::uword t = 0; t < tokens.n_elem; ++t) {
@@ -445,7 +609,8 @@ void the_cache(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState
     const arma::mat whole = gpt::sentence_logits(state.weights, tokens.head(t + 1));
     largest = std::max(largest, arma::abs(cached - whole.row(t)).max());
   }
-  fmt::print(ch.out, "\nThe first test verse, {} tokens, token by token through the KV cache:\n",
+  fmt::print(ch.out, "\nThe {}, {} tokens, token by token through the KV cache:\n",
+             run.text_file.empty() ? "first test verse" : "test part's first window",
              tokens.n_elem);
   fmt::print(ch.out, "every logit within {:g} of a whole forward pass over the prefix.\n",
              kCacheTolerance);
@@ -455,6 +620,15 @@ void the_cache(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState
       largest <= kCacheTolerance);
 }
 
+// A token as a figure's axis shows it: printable(), with each space drawn as "␣" (U+2423),
+// which a tick label would otherwise lose at its start (` God` would read `God`).
+std::string axis_label(const std::string& bytes) {
+  std::string label;
+  for (const char c : attn::text::printable(bytes))
+    label += c == ' ' ? std::string("␣") : std::string(1, c);
+  return label;
+}
+
 // One head's weights on the example verse, every query a token.
 void one_head(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
   const std::size_t layer = kModel.layers - 1;  // the last block
@@ -462,7 +636,7 @@ void one_head(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState&
   const std::vector<attn::text::TokenId> ids = run.tokenizer.encode(kExampleVerse);
   std::vector<std::string> labels;
   for (const attn::text::TokenId id : ids)
-    labels.push_back(attn::text::printable(run.tokenizer.token_bytes(id)));
+    labels.push_back(axis_label(run.tokenizer.token_bytes(id)));
   const gpt::TransformerForward f = gpt::transformer_forward(state.weights, token_vector(ids), {0});
   ch.plots.heatmap({.name = "11-04-head",
                     .title = fmt::format("Block {}, head {}, on a verse", layer, head),
@@ -514,6 +688,20 @@ std::string checkpoint_problem(const std::string& path) {
   return {};
 }
 
+// The checkpoint of a run on the reader's text at `path` when none is named: beside the King
+// James Bible's, in the build folder, named after the file
+// (ch11_small_gpt.text-notes.txt.checkpoint for notes.txt). Its fingerprint refuses a checkpoint of
+// another text of the same name.
+std::string text_checkpoint(const std::string& path) {
+  std::string name;
+  for (const char c : std::filesystem::path(path).filename().string())
+    name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
+  const std::filesystem::path kjv = ATTN_DEFAULT_CHECKPOINT;
+  return (kjv.parent_path() /
+          fmt::format("{}.text-{}{}", kjv.stem().string(), name, kjv.extension().string()))
+      .string();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -546,7 +734,21 @@ int main(int argc, char** argv) {
                    "where the trained model is kept: read if it is there, written if not "
                    "(default: in the build folder)")
         ->each([&](const std::string&) { checkpoint_given = true; });
+    app.add_option("--text", choices.text,
+                   "train on this file instead of the King James Bible: any bytes, split by "
+                   "position into training (the first 80%), validation and test (10% each), "
+                   "with a checkpoint of its own (default: in the build folder, named after the "
+                   "file)");
     app.parse_complete_callback([&] {
+      if (!choices.text.empty() || app.count("--text") > 0) {
+        const std::string problem = choices.text.empty()
+                                        ? std::string("no file named: give the text's path")
+                                        : ch11::text_file_problem(choices.text);
+        if (!problem.empty())
+          throw CLI::ValidationError("--text", problem + "; nothing was trained or written");
+        if (!checkpoint_given)
+          checkpoint = text_checkpoint(choices.text);
+      }
       // --quick keeps no checkpoint unless one is named.
       choices.checkpoint = choices.quick && !checkpoint_given ? std::string() : checkpoint;
       const std::string problem = checkpoint_problem(choices.checkpoint);
@@ -566,7 +768,8 @@ int main(int argc, char** argv) {
     the_comparison(ch, run, state, ngram_bits, choices.quick);
     the_samples(ch, run, state);
     the_cache(ch, run, state);
-    one_head(ch, run, state);
+    if (choices.text.empty())  // a verse of Genesis
+      one_head(ch, run, state);
     if (!choices.prompt.empty())
       continue_prompt(ch, run, state, choices.prompt);
   });

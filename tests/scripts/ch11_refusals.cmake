@@ -106,3 +106,45 @@ if(NOT code EQUAL 0 OR NOT out MATCHES "Your prompt, 9 bytes in [0-9]+ tokens, c
     "${code}:\n${out}\n${err}")
 endif()
 message(STATUS "a prompt of odd bytes: continued and printed escaped")
+
+# A reader's text (--text): a file that is not there, a folder, an empty file and a text too
+# short for the windows are refused with exit 2, before anything is trained or written.
+run(text_missing 2 "--text: there is no file [^\n]*/no-such-text[.]txt; nothing was trained"
+  --quick --text "${WORK_DIR}/no-such-text.txt")
+run(text_folder 2 "--text: [^\n]* is a folder, not a text file" --quick --text "${WORK_DIR}")
+file(WRITE "${WORK_DIR}/empty.txt" "")
+run(text_empty 2 "--text: [^\n]*/empty[.]txt is empty: there is nothing to learn from"
+  --quick --text "${WORK_DIR}/empty.txt")
+file(READ "${TEXT}" whole)
+string(SUBSTRING "${whole}" 0 2000 beginning)
+file(WRITE "${WORK_DIR}/short.txt" "${beginning}")
+run(text_too_short 2
+  "--text: [^\n]*/short[.]txt is too short: its validation part [(]189 of its 2000 bytes[^\n]* encodes to [0-9]+ tokens, and each part needs at least 129.*Usage:"
+  --quick --text "${WORK_DIR}/short.txt")
+if(EXISTS "${WORK_DIR}/short.txt.checkpoint")
+  message(FATAL_ERROR "a refused text left a checkpoint")
+endif()
+
+# Its checkpoint: read back with the same story; refused for the King James Bible's run, and
+# for another text, which its fingerprint names.
+set(text_saved "${WORK_DIR}/notes.checkpoint")
+run(text_first 0 "" --quick --text "${TEXT}" --checkpoint "${text_saved}")
+run(text_again 0 "" --quick --text "${TEXT}" --checkpoint "${text_saved}")
+if(NOT text_again_out STREQUAL text_first_out OR text_again_out MATCHES "steps took")
+  message(FATAL_ERROR "read back from its checkpoint, the run on ${TEXT} printed another story")
+endif()
+refused(text_for_the_bible "${text_saved}" "made for another run" --quick)
+file(WRITE "${WORK_DIR}/more.txt" "${whole}One more line.\n")
+refused(another_text "${text_saved}" "made for another run" --quick --text "${WORK_DIR}/more.txt")
+
+# Without --checkpoint, a run on a text keeps its checkpoint in the build folder, named after the
+# file: here one that is not a checkpoint is there already, and is refused by that name (exit 2)
+# before anything is trained.
+string(RANDOM LENGTH 12 unique)
+set(named "${WORK_DIR}/notes-${unique}.txt")
+file(COPY_FILE "${TEXT}" "${named}")
+set(derived "${CHECKPOINT_DIR}/ch11_small_gpt.text-notes-${unique}.txt.checkpoint")
+file(WRITE "${derived}" "not a checkpoint\n")
+run(text_default_checkpoint 2 "--checkpoint: [^\n]*ch11_small_gpt[.]text-notes-${unique}[.]txt[.]checkpoint[^\n]*not a checkpoint"
+  --text "${named}")
+file(REMOVE "${derived}")

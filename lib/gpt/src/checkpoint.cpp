@@ -23,15 +23,6 @@ static_assert(std::endian::native == std::endian::little,
 constexpr std::string_view kMagic = "ATTN-GPT";
 constexpr std::uint32_t kVersion = 2;  // 2: the training measurement and the history
 
-std::uint64_t fnv1a(std::string_view bytes) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a's offset basis and prime, 64-bit
-  for (const char c : bytes) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
 // Appends numbers, strings and matrices to a byte string.
 struct Writer {
   std::string bytes;
@@ -124,6 +115,15 @@ std::string first_difference(const std::string& saved, const std::string& wanted
 }
 
 }  // namespace
+
+std::uint64_t fnv1a(std::string_view bytes) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a's offset basis and prime, 64-bit
+  for (const char c : bytes) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
 
 std::string run_fingerprint(const TransformerConfig& m, const TrainingSettings& s,
                             const text::BpeTokenizer& tokenizer, std::string_view training,

@@ -167,11 +167,10 @@ TransformerWeights init_transformer(
     return m;
   };
   // Small enough, when E is also the output layer, that the first logits are near 0.
-  constexpr double kSmallInit = 0.02;
   w.embedding =
-      c.tied_embeddings ? arma::mat(kSmallInit * draw(c.vocabulary, d)) : draw(c.vocabulary, d);
+      c.tied_embeddings ? arma::mat(kSmallInitStd * draw(c.vocabulary, d)) : draw(c.vocabulary, d);
   if (c.learned_positions)
-    w.position_embedding = kSmallInit * draw(c.max_length, d);
+    w.position_embedding = kSmallInitStd * draw(c.max_length, d);
   const auto fan_in = [&](arma::uword rows, arma::uword cols) {
     return arma::mat(draw(rows, cols) / std::sqrt(static_cast<double>(rows)));
   };
@@ -184,7 +183,7 @@ TransformerWeights init_transformer(
     b.mlp.W2 = fan_in(c.d_ff, d);
   }
   if (!c.tied_embeddings)
-    w.unembedding = kSmallInit * draw(d, c.vocabulary);
+    w.unembedding = kSmallInitStd * draw(d, c.vocabulary);
   return w;
 }
 

@@ -314,11 +314,11 @@ TEST(ParseVerses, SplitsALabelIntoBookChapterAndVerse) {
 TEST(SplitCorpus, TestsEveryTenthChapterAndValidatesTheFifths) {
   const ch11::Corpus corpus = ch11::split_corpus(verses());
   EXPECT_EQ(corpus.training.size(), 3'429'999u);
-  EXPECT_EQ(corpus.training_verses, 25'720u);
+  EXPECT_EQ(corpus.training_lines, 25'720u);
   EXPECT_EQ(corpus.validation.size(), 382'091u);
-  EXPECT_EQ(corpus.validation_verses, 2'964u);
+  EXPECT_EQ(corpus.validation_lines, 2'964u);
   EXPECT_EQ(corpus.test.size(), 325'760u);
-  EXPECT_EQ(corpus.test_verses, 2'418u);
+  EXPECT_EQ(corpus.test_lines, 2'418u);
   // Rebuilt from the verses: test when the chapter is a multiple of 10, validation when it is
   // 5 more than one.
   std::string training, validation, test;
@@ -369,9 +369,9 @@ TEST(SplitCorpus, KeepsTheOrderAndDropsTheLabels) {
   EXPECT_EQ(c.training, "nine\neleven\nblessed\n\n");
   EXPECT_EQ(c.validation, "fifteen\n");
   EXPECT_EQ(c.test, "ten\npraise\n");
-  EXPECT_EQ(c.training_verses, 4u);
-  EXPECT_EQ(c.validation_verses, 1u);
-  EXPECT_EQ(c.test_verses, 2u);
+  EXPECT_EQ(c.training_lines, 4u);
+  EXPECT_EQ(c.validation_lines, 1u);
+  EXPECT_EQ(c.test_lines, 2u);
   const ch11::Corpus none = ch11::split_corpus({});
   EXPECT_TRUE(none.training.empty() && none.validation.empty() && none.test.empty());
 }

@@ -30,10 +30,17 @@
 #include <attn/gpt/trainer.hpp>
 #include <attn/text/bpe.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace attn::gpt {
+
+/// \brief FNV-1a, 64-bit, of \p bytes: from \f$h = \mathtt{0xcbf29ce484222325}\f$, for each
+///        byte \f$b\f$, \f$h \leftarrow (h \oplus b) \cdot \mathtt{0x100000001b3} \bmod 2^{64}\f$.
+///        The hash a fingerprint names a text by, and a checkpoint's checksum.
+/// \param bytes any bytes. \return the hash.
+std::uint64_t fnv1a(std::string_view bytes);
 
 /// \brief What makes a checkpoint belong to a run, as text: the model's sizes, the training
 ///        settings, FNV-1a hashes of the tokenizer's merges and of the training text, and how

@@ -153,6 +153,10 @@ std::vector<bool> decay_flags(const TransformerWeights& weights);
 ///         outside [0, 1).
 arma::uword parameter_count(const TransformerConfig& config);
 
+/// The standard deviation init_transformer() draws the output layer, and with tied embeddings
+/// the embedding and learned positions, from: small, so that the first logits are near 0.
+inline constexpr double kSmallInitStd = 0.02;
+
 /// \brief A new model, drawn from \p standard_normal in the order of parameters():
 ///        \f$E\f$ from \f$N(0, 1)\f$; every other matrix from \f$N(0, 1/\text{fan-in})\f$,
 ///        except \f$W_U\f$ from \f$N(0, 0.02^2)\f$ so that the first logits are near 0 and the

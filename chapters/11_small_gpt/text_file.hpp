@@ -1,0 +1,50 @@
+/// \file
+/// \brief Chapter 11 on a reader's own text (`--text FILE`): the file checked and read, and split
+///        into training, validation and test parts by position.
+#pragma once
+
+#include "kjv.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace attn::ch11 {
+
+/// A reader's text is split in tenths of its bytes.
+inline constexpr std::size_t kTenths = 10;
+/// The training part's share of a reader's text, in tenths: the first eight.
+inline constexpr std::size_t kTrainingTenths = 8;
+/// The validation part's share: the ninth tenth.
+inline constexpr std::size_t kValidationTenths = 1;
+/// The test part's share: the rest, the last tenth.
+inline constexpr std::size_t kTestTenths = kTenths - kTrainingTenths - kValidationTenths;
+
+/// \brief What keeps \p path from being a text to train on, in words, or nothing.
+/// \param path the file a reader named. \return empty if it is a readable file with at least one
+///        byte; otherwise what is wrong, naming the file: it does not exist, it is a folder (or
+///        another thing that is not a file), it cannot be opened, or it is empty.
+std::string text_file_problem(const std::string& path);
+
+/// \brief Every byte of the file \p path, as it is (any bytes: no encoding is assumed).
+/// \param path the file. \return its bytes.
+/// \throws attn::math::InputError with text_file_problem()'s words if it has one.
+std::string read_text_file(const std::string& path);
+
+/// \brief The number of lines of \p text: its line ends, plus one for a last line without one.
+/// \param text any bytes. \return 0 for an empty text.
+std::size_t count_lines(const std::string& text);
+
+/// \brief A reader's text split by position into three contiguous parts: training, the first
+///        kTrainingTenths tenths of its bytes; validation, the next kValidationTenths; test,
+///        the rest (the last tenth).
+///
+/// Each cut, at byte \f$\lfloor B \cdot k / 10 \rfloor\f$ of \f$B\f$, moves forward to the
+/// start of the next line, so that no line is cut in two, unless no line starts within the
+/// next tenth of the text; then it falls at that byte, inside a line. Contiguous parts keep
+/// every held-out line away from training lines on both sides (only the two cuts touch): a
+/// text of unknown structure has no chapters to hold out, as the Bible has.
+/// \param text any bytes. \return the three parts, their bytes end to end being \p text, and
+///        their line counts (count_lines()).
+Corpus split_by_position(const std::string& text);
+
+}  // namespace attn::ch11
