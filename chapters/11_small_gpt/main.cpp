@@ -92,7 +92,8 @@ const std::size_t kQuickEvaluationTokens = 512;
 
 // Where GPT-2's recipe differs from this chapter's, printed beside it. GPT-2's paper gives no
 // betas; nanoGPT, which reproduces GPT-2, and GPT-3's paper take β2 = 0.95. The initialisation
-// is GPT-2's code's (and nanoGPT's).
+// is GPT-2's paper's (0.02, after GPT-1, and the residual layers scaled by 1/√N), as nanoGPT
+// implements it; OpenAI's released GPT-2 code scales nothing.
 const double kGpt2Beta2 = 0.95;    // AdamW's β2
 const double kGpt2InitStd = 0.02;  // every matrix drawn from N(0, 0.02²)...
 // ...and the projections into the residual stream, W_O and W2, further divided by
@@ -373,11 +374,12 @@ void against_gpt2(attn::book::Chapter& ch, const gpt::TrainingSettings& settings
              settings.beta1, settings.beta2, kGpt2Beta2);
   fmt::print(ch.out, "Initial weights, standard deviations: W_Q, W_K, W_V, W_O and W1 {:.3f}, W2\n",
              1.0 / std::sqrt(d));
-  fmt::print(ch.out, "{:.3f} (1/√fan-in), the embedding and positions {}. GPT-2: {} for every\n",
-             1.0 / std::sqrt(d_ff), gpt::kSmallInitStd, kGpt2InitStd);
-  fmt::print(ch.out, "matrix, and {:.4f} for W_O and W2 ({}/√({} · {} layers)).\n",
-             kGpt2InitStd / std::sqrt(kGpt2ResidualBranches * layers), kGpt2InitStd,
-             kGpt2ResidualBranches, kModel.layers);
+  fmt::print(ch.out, "{:.3f} (1/√fan-in), the embedding and positions {}. GPT-2's paper, as\n",
+             1.0 / std::sqrt(d_ff), gpt::kSmallInitStd);
+  fmt::print(ch.out, "nanoGPT implements it: {} for every matrix, and {:.4f} for W_O and W2\n",
+             kGpt2InitStd, kGpt2InitStd / std::sqrt(kGpt2ResidualBranches * layers));
+  fmt::print(ch.out, "({}/√({} · {} layers)).\n", kGpt2InitStd, kGpt2ResidualBranches,
+             kModel.layers);
 }
 
 // Trains, or resumes from the checkpoint, or reads a finished run from it; saves as it goes.
@@ -572,7 +574,7 @@ void what_the_filter_kept(attn::book::Chapter& ch, const Kept& kept, const Setti
   if (setting.options.top_k > 0)
     fmt::print(ch.out,
                "    (its {} tokens held from {:.3f} to {:.3f} of the probability at its {} draws,\n"
-               "    {:.3f} or less at half of them)\n",
+               "    {:.3f} or more at half of them)\n",
                setting.options.top_k, kept.mass.min(), kept.mass.max(), kept.mass.n_elem,
                arma::median(kept.mass));
   if (setting.options.top_p < 1.0)
