@@ -48,10 +48,10 @@ const std::size_t kVocabulary = 1024;
 // attn::gpt::init_transformer()'s.
 const gpt::TransformerConfig kModel{
     .vocabulary = kVocabulary,
-    .d_model = 128,
+    .d_model = 96,
     .heads = 4,
     .layers = 4,
-    .d_ff = 512,        // the MLP's hidden width, 4 d_model as in GPT-2
+    .d_ff = 384,        // the MLP's hidden width, 4 d_model as in GPT-2
     .max_length = 128,  // tokens of context
     .positions = true,
     .learned_positions = true,
@@ -59,16 +59,16 @@ const gpt::TransformerConfig kModel{
     .dropout = 0.0,
 };
 const gpt::TrainingSettings kTraining{
-    .steps = 2400,
+    .steps = 3900,
     .batch = 16,  // windows of max_length + 1 tokens
     .peak_learning_rate = 3e-3,
     .final_learning_rate = 3e-4,
-    .warmup_steps = 120,
+    .warmup_steps = 195,
     .weight_decay = 0.1,
     .beta1 = 0.9,    // PyTorch's default, and nanoGPT's
     .beta2 = 0.999,  // PyTorch's default; nanoGPT takes kGpt2Beta2 (below; the page says why not)
     .clip_norm = 1.0,
-    .evaluate_every = 200,
+    .evaluate_every = 300,
     .evaluate_at_start = true,  // a point before any update: the loss of a model that knows nothing
     .seed = 11,
     .precision = gpt::Precision::float32,  // the step of attn/gpt/float32_step.hpp
@@ -491,9 +491,15 @@ void the_curves(attn::book::Chapter& ch, const Run& run, const gpt::TrainingStat
                   .x = every_step,
                   .series = {{.label = "AdamW's rate", .y = rate_at, .colour = colour::violet}},
                   .key_at = "top right"});
-  const arma::uword clipped = arma::accu(norm_at > run.settings.clip_norm);
-  fmt::print(ch.out, "The gradient's norm was above {} (and clipped) in {} of {} steps.\n",
-             run.settings.clip_norm, clipped, taken);
+  const arma::uvec clipped = arma::find(norm_at > run.settings.clip_norm);
+  fmt::print(ch.out, "The gradient's norm was above {} (and clipped) in {} of {} steps",
+             run.settings.clip_norm, clipped.n_elem, taken);
+  if (!clipped.is_empty()) {
+    fmt::print(ch.out, ", the last\nat step {}", every_step(clipped.back()));
+  }
+  const arma::uword last_tenth = std::max<arma::uword>(1, taken / 10);
+  const double late_median = arma::median(norm_at.tail(last_tenth));
+  fmt::print(ch.out, "; its median over the last tenth of the steps was {:.2f}.\n", late_median);
   ch.plots.lines({.name = "11-03-gradient-norm",
                   .title = "The gradient's global norm, before clipping",
                   .x_label = "AdamW step",

@@ -124,10 +124,10 @@ TEST(Float32Step, EqualsTheReferenceStepWithSinusoidalPositionsAndWithout) {
 // Chapter 11's model as training starts it, on a batch of its shape (16 windows of 128).
 TEST(Float32Step, EqualsTheReferenceStepAtChapter11sSize) {
   const gpt::TransformerConfig c{.vocabulary = 1024,
-                                 .d_model = 128,
+                                 .d_model = 96,
                                  .heads = 4,
                                  .layers = 4,
-                                 .d_ff = 512,
+                                 .d_ff = 384,
                                  .max_length = 128,
                                  .positions = true,
                                  .learned_positions = true,
