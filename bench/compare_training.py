@@ -8,8 +8,8 @@ torch.compile, float32 and float64, on the same OpenBLAS and the same number of 
     /usr/bin/python3 bench/compare_training.py --quick          # one round of a few steps
     /usr/bin/python3 bench/compare_training.py --probe-threads  # the thread settings compared
 
-The model is chapter 11's: vocabulary 1024, d_model 128, 4 heads, 4 pre-norm GPT-2 blocks
-(biases on Q, K, V, O and the MLP, layer norm eps 1e-5, exact GELU, d_ff 512, causal
+The model is chapter 11's: vocabulary 1024, d_model 96, 4 heads, 4 pre-norm GPT-2 blocks
+(biases on Q, K, V, O and the MLP, layer norm eps 1e-5, exact GELU, d_ff 384, causal
 attention), 128 learned positions, tied embeddings, no dropout. A step: 16 windows of 129
 random tokens (2048 tokens), forward, cross-entropy, backward, clipping to a global norm of 1,
 AdamW (beta 0.9 and 0.999, eps 1e-8, weight decay 0.1 on the block matrices only) at a constant
@@ -19,7 +19,7 @@ Every contender runs once per round in a fresh process, the contenders of a roun
 shuffled order, each taking --warmup untimed steps and then --steps timed ones; a run's time is
 the mean of its timed steps and a contender's the fastest round's (the machine is shared and
 noisy). MFU divides a contender's model FLOPs per second (6 N + 12 L d T per token) by the sgemm
-rate that training_bench measures at the step's typical shape (2048 x 128 times 128 x 512) on
+rate that training_bench measures at the step's typical shape (2048 x 96 times 96 x 384) on
 the same number of threads, in the same rounds.
 
 OpenBLAS chooses its kernel for the CPU it finds unless OPENBLAS_CORETYPE says otherwise: this
@@ -45,9 +45,9 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # Chapter 11's model and batch (chapters/11_small_gpt/main.cpp, kModel and kTraining).
-V, D, HEADS, LAYERS, D_FF, T, BATCH = 1024, 128, 4, 4, 512, 128, 16
+V, D, HEADS, LAYERS, D_FF, T, BATCH = 1024, 96, 4, 4, 384, 128, 16
 TOKENS = BATCH * T  # a step's tokens
-PARAMETERS = 940800  # attn::gpt::parameter_count, position table included
+PARAMETERS = 558144  # attn::gpt::parameter_count, position table included
 # N, the parameters but the position table (a lookup), and the model FLOPs of a step: 6 N per
 # token for the weights (forward 2, backward 4) and 12 L d T for attention's two T x T products
 # (training_bench.cpp, model_flops_per_step, says it at length and checks N).
@@ -57,8 +57,8 @@ FLOPS_PER_STEP = 6 * N * TOKENS + 12 * LAYERS * D * T * TOKENS
 OURS = "C++ attn::gpt::train"
 EAGER = "PyTorch eager"
 COMPILED = "torch.compile"
-SGEMM = "sgemm 2048x128x512"
-DGEMM = "dgemm 2048x128x512"
+SGEMM = "sgemm 2048x96x384"
+DGEMM = "dgemm 2048x96x384"
 
 
 # --- PyTorch, in a worker process per run ---------------------------------------------------
@@ -251,7 +251,7 @@ def run_ours(bench, precision, threads, warmup, steps, setting=None):
 
 def run_gemm(bench, threads):
     """The GEMM rates at the step's shape, GFLOP/s: {"float32": sgemm, "float64": dgemm}."""
-    context, runs = run_bench(bench, f"^(Gemm|GemmF32)/m:2048/k:128/n:512/threads:{threads}/",
+    context, runs = run_bench(bench, f"^(Gemm|GemmF32)/m:2048/k:96/n:384/threads:{threads}/",
                               threads)
     if context is None:
         return runs
@@ -462,7 +462,7 @@ def tables(rows, gemm, args, facts, contexts, load):
     notes = [
         f"Model FLOPs a step: 6 N + 12 L d T per token, N = {N:,} parameters without the "
         f"position table, 2048 tokens: {FLOPS_PER_STEP / 1e9:.2f} GFLOP. MFU: those per "
-        f"second over the sgemm rate at the step's typical shape (2048 × 128 times 128 × 512) "
+        f"second over the sgemm rate at the step's typical shape (2048 × 96 times 96 × 384) "
         f"on the same threads, measured in the same rounds (GFLOP/s, best round: {rates}). "
         f"float64 runs are held to the sgemm rate too, which dgemm reaches only about half "
         f"of. Speed "

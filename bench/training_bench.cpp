@@ -33,10 +33,10 @@ namespace gpt = attn::gpt;
 // Chapter 11's model (chapters/11_small_gpt/main.cpp, kModel).
 const gpt::TransformerConfig kModel{
     .vocabulary = 1024,
-    .d_model = 128,
+    .d_model = 96,
     .heads = 4,
     .layers = 4,
-    .d_ff = 512,
+    .d_ff = 384,
     .max_length = 128,
     .positions = true,
     .learned_positions = true,
@@ -154,10 +154,10 @@ void TrainStep(benchmark::State& state, Precision precision) {
 }
 
 // The machine's GEMM rate at the step's typical shape: the batch's 2048 rows times a
-// (128 × 512) matrix, as the MLP's first layer multiplies them (sgemm for float, dgemm for
+// (96 × 384) matrix, as the MLP's first layer multiplies them (sgemm for float, dgemm for
 // double). compare_training.py divides each contender's model FLOPs per second by sgemm's rate
 // at the same thread count: that is the MFU of its tables.
-constexpr long kRows = 2048, kInner = 128, kColumns = 512;
+constexpr long kRows = 2048, kInner = 96, kColumns = 384;
 template <typename eT>
 void Gemm(benchmark::State& state) {
   const auto m = static_cast<arma::uword>(state.range(0));
@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
   // train(), which sizes a new float32 step's working memory (some hundred megabytes); glibc
   // would hand it back to the system at the call's end and fault it in again at the next, which
   // made a one-thread float32 step four times slower here. (The chapter calls train() once every
-  // 200 steps. PyTorch's processes are left as they are.)
+  // 300 steps. PyTorch's processes are left as they are.)
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   benchmark::Initialize(&argc, argv);
