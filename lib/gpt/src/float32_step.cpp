@@ -364,7 +364,7 @@ struct Float32Step::Work {
   double loss_and_dlogits(const PackedBatch& batch);
   void backward(const PackedBatch& batch);
   struct HeadSlice;
-  [[nodiscard]] HeadSlice slice(std::ptrdiff_t pair) const;
+  [[nodiscard]] HeadSlice slice(const BlockActivations& a, std::ptrdiff_t pair) const;
   void attend(BlockActivations& a);
   void attend_backward(const BlockActivations& a);
   void widen_gradients(TransformerWeights& g) const;
@@ -426,23 +426,31 @@ void Float32Step::Work::prepare(const PackedBatch& batch) {
 }
 
 // Where one (sentence, head) pair's attention lives in the batch: the sentence's first column
-// and length, the head's first row of Q (its K and V lie d and 2d rows further), and where its
-// (n × n) weights begin in BlockActivations::probs.
+// and length, the head's first row, its Q, K and V in the block's qkv (K and V lie d and 2d
+// rows below Q), and where its (n × n) weights begin in BlockActivations::probs.
 struct Float32Step::Work::HeadSlice {
   uword first = 0;
   uword n = 0;
   uword row = 0;
   uword probs = 0;
+  const float* Q = nullptr;
+  const float* K = nullptr;
+  const float* V = nullptr;
 };
 
-Float32Step::Work::HeadSlice Float32Step::Work::slice(std::ptrdiff_t pair) const {
+Float32Step::Work::HeadSlice Float32Step::Work::slice(const BlockActivations& a,
+                                                      std::ptrdiff_t pair) const {
   const auto sentence = static_cast<uword>(pair) / heads;
   const auto head = static_cast<uword>(pair) % heads;
   const SequenceRows& s = sequences[sentence];
+  const float* Q = a.qkv.colptr(s.first) + head * d_head;
   return {.first = s.first,
           .n = s.count(),
           .row = head * d_head,
-          .probs = probs_offset[sentence] + head * s.count() * s.count()};
+          .probs = probs_offset[sentence] + head * s.count() * s.count(),
+          .Q = Q,
+          .K = Q + d,
+          .V = Q + 2 * d};
 }
 
 //! [float32-attention]
@@ -456,13 +464,9 @@ void Float32Step::Work::attend(BlockActivations& a) {
   const auto pairs = static_cast<std::ptrdiff_t>(sequences.size() * heads);
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t pair = 0; pair < pairs; ++pair) {
-    const HeadSlice at = slice(pair);
-    const uword n = at.n;
-    const float* Q = a.qkv.colptr(at.first) + at.row;
-    const float* K = Q + d;
-    const float* V = Q + 2 * d;
-    float* P = a.probs.data() + at.probs;
-    float* O = a.attended.colptr(at.first) + at.row;
+    const auto [first, n, row, probs, Q, K, V] = slice(a, pair);
+    float* P = a.probs.data() + probs;
+    float* O = a.attended.colptr(first) + row;
     for (uword q0 = 0; q0 < n; q0 += kQueryBlock) {
       const uword width = std::min(kQueryBlock, n - q0);
       const uword keys = q0 + width;  // queries q0 ... keys − 1 see keys 0 ... keys − 1 at most
@@ -491,14 +495,10 @@ void Float32Step::Work::attend_backward(const BlockActivations& a) {
   const auto pairs = static_cast<std::ptrdiff_t>(sequences.size() * heads);
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t pair = 0; pair < pairs; ++pair) {
-    const HeadSlice at = slice(pair);
-    const uword n = at.n;
-    const float* Q = a.qkv.colptr(at.first) + at.row;
-    const float* K = Q + d;
-    const float* V = Q + 2 * d;
-    const float* P = a.probs.data() + at.probs;
-    const float* dO = d_attended.colptr(at.first) + at.row;
-    float* dQ = d_qkv.colptr(at.first) + at.row;
+    const auto [first, n, row, probs, Q, K, V] = slice(a, pair);
+    const float* P = a.probs.data() + probs;
+    const float* dO = d_attended.colptr(first) + row;
+    float* dQ = d_qkv.colptr(first) + row;
     float* dK = dQ + d;
     float* dV = dQ + 2 * d;
     float* dS = d_scores[static_cast<uword>(omp_get_thread_num())].data();
