@@ -7,7 +7,10 @@
 namespace attn::math {
 
 template <typename eT>
-BasicKVCache<eT>::BasicKVCache(arma::uword d_k, arma::uword d_v) : K_(16, d_k), V_(16, d_v) {
+BasicKVCache<eT>::BasicKVCache(arma::uword d_k, arma::uword d_v, arma::uword window)
+    : K_(window == 0 ? 16 : std::min<arma::uword>(16, window), d_k),
+      V_(window == 0 ? 16 : std::min<arma::uword>(16, window), d_v),
+      window_(window) {
   if (d_k == 0 || d_v == 0)
     throw InputError("a KV cache needs keys and values at least 1 wide");
 }
@@ -19,13 +22,17 @@ void BasicKVCache<eT>::append(const Row& k, const Row& v) {
                                  K_.n_cols, V_.n_cols, k.n_elem, v.n_elem));
   require_finite("the key", k);
   require_finite("the value", v);
-  if (size_ == K_.n_rows) {  // full: double the storage
-    K_.resize(2 * K_.n_rows, K_.n_cols);
-    V_.resize(2 * V_.n_rows, V_.n_cols);
+  //! [kv-cache-append]
+  const arma::uword row = window_ == 0 ? size_ : size_ % window_;  // a window is a ring
+  if (row == K_.n_rows) {  // full: double the storage, up to the window
+    const arma::uword rows = window_ == 0 ? 2 * K_.n_rows : std::min(2 * K_.n_rows, window_);
+    K_.resize(rows, K_.n_cols);
+    V_.resize(rows, V_.n_cols);
   }
-  K_.row(size_) = k;
-  V_.row(size_) = v;
+  K_.row(row) = k;
+  V_.row(row) = v;
   ++size_;
+  //! [kv-cache-append]
 }
 
 template <typename eT>
@@ -38,9 +45,9 @@ typename BasicKVCache<eT>::Row BasicKVCache<eT>::attend(const Row& q, double sca
   require_finite("KVCache::attend: the scale", scale);
   const auto c = static_cast<eT>(scale);  // in the cache's precision
   //! [kv-cache]
-  const Row s = c * (q * K_.rows(0, size_ - 1).t());  // (1 × t): O(t·d)
+  const Row s = c * (q * K_.rows(0, held() - 1).t());  // (1 × t): O(t·d)
   const Row e = arma::exp(s - s.max());
-  const Row z = (e * V_.rows(0, size_ - 1)) / arma::accu(e);  // (1 × d_v)
+  const Row z = (e * V_.rows(0, held() - 1)) / arma::accu(e);  // (1 × d_v)
   //! [kv-cache]
   require_finite("the scores c q K^T", s);  // finite inputs can still overflow
   return z;

@@ -23,6 +23,22 @@ Mask Mask::causal(arma::uword n) {
   //! [causal]
 }
 
+Mask Mask::causal_window(arma::uword n, arma::uword window) {
+  if (n == 0 || window == 0)
+    throw InputError(
+        fmt::format("a sliding-window mask needs at least one token and a window of at least one "
+                    "(got {} tokens, a window of {})",
+                    n, window));
+  //! [causal-window]
+  arma::umat allowed(n, n, arma::fill::zeros);
+  for (arma::uword i = 0; i < n; ++i) {
+    const arma::uword first = i + 1 > window ? i + 1 - window : 0;  // i - w < j
+    allowed(i, arma::span(first, i)).fill(1);                       // ... j <= i
+  }
+  //! [causal-window]
+  return Mask(allowed);
+}
+
 Mask Mask::padding(arma::uword queries, arma::uword keys, arma::uword length) {
   if (length == 0 || length > keys)
     throw InputError(

@@ -124,7 +124,7 @@ TEST(BadInput, StrongestOtherAndRawAttentionForRejectBadGridsAndRows) {
 
 TEST(BadInput, MultiHeadRejectsNonFiniteInputsAndWeights) {
   attn::math::MultiHeadWeights W{
-      2, arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), {}, {}, {}, {}};
+      2, 0, arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), {}, {}, {}, {}};
   const arma::mat X = tokens(3, 4);
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] { attn::math::multi_head_attention(with(X, 1, 1, kNaN), X, X, W); }, "query"));
@@ -145,7 +145,7 @@ TEST(BadInput, MultiHeadRejectsNonFiniteInputsAndWeights) {
 
 TEST(BadInput, MultiHeadBackwardChecksItsGradientAndItsForwardPass) {
   const attn::math::MultiHeadWeights W{
-      2, arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), {}, {}, {}, {}};
+      2, 0, arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), arma::eye(4, 4), {}, {}, {}, {}};
   const arma::mat X = tokens(3, 4);
   const attn::math::MultiHead forward = attn::math::multi_head_attention(X, X, X, W);
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(

@@ -14,8 +14,8 @@ namespace {
 attn::math::MultiHeadWeights random_weights(const attn_test::Normals& draw, arma::uword d,
                                             arma::uword h, bool biases) {
   attn::math::MultiHeadWeights W{
-      h, draw.normal(d, d), draw.normal(d, d), draw.normal(d, d), draw.normal(d, d), {}, {}, {},
-      {}};
+      h,  0, draw.normal(d, d), draw.normal(d, d), draw.normal(d, d), draw.normal(d, d), {}, {},
+      {}, {}};
   if (biases) {
     W.b_Q = draw.normal(1, d);
     W.b_K = draw.normal(1, d);

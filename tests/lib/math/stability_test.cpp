@@ -93,7 +93,7 @@ TEST(AttentionStability, MaskedAndUnmaskedAttendShiftEachRowByItsLargestScore) {
 // and the heads put their weight on different keys.
 TEST(MultiHeadStability, EveryHeadIsShiftedByItsOwnLargestScore) {
   const arma::mat I = arma::eye(2, 2);
-  const attn::math::MultiHeadWeights W{2, I, I, I, I, {}, {}, {}, {}};
+  const attn::math::MultiHeadWeights W{2, 0, I, I, I, I, {}, {}, {}, {}};
   const arma::mat query = {{8.0, 8.0}, {-8.0, -8.0}};
   // Head 0's keys score 8 × {125, 124.875, −125, −124.875}; head 1's 8 × {−124.875, 125,
   // 124.875, −125}. Key 4 scores 5000 in both heads for query 8, and is blocked.

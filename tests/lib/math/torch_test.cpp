@@ -38,8 +38,15 @@ const arma::mat& at(std::string name, arma::uword number) {
 }
 
 attn::math::MultiHeadWeights torch_weights() {
-  return {3,         at("W_Q"), at("W_K"), at("W_V"), at("W_O"),
-          at("b_Q"), at("b_K"), at("b_V"), at("b_O")};
+  return {.heads = 3,
+          .W_Q = at("W_Q"),
+          .W_K = at("W_K"),
+          .W_V = at("W_V"),
+          .W_O = at("W_O"),
+          .b_Q = at("b_Q"),
+          .b_K = at("b_K"),
+          .b_V = at("b_V"),
+          .b_O = at("b_O")};
 }
 
 double gap(const arma::mat& ours, const arma::mat& theirs) {

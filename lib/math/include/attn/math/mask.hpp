@@ -28,6 +28,14 @@ class Mask {
   /// \throws InputError if \p n is 0.
   static Mask causal(arma::uword n);
 
+  /// \brief The sliding-window causal mask (Mistral's, chapter 12): query \f$i\f$ may attend
+  ///        to the last \p window tokens up to itself, keys \f$i - w < j \le i\f$. Allowed
+  ///        entries form a band of the lower triangle, \f$w\f$ wide with the diagonal; a window
+  ///        of \f$n\f$ or more is causal().
+  /// \param n the sentence's length. \param window \f$w\f$, the keys a query sees at most.
+  /// \return `(n × n)`. \throws InputError if \p n or \p window is 0.
+  static Mask causal_window(arma::uword n, arma::uword window);
+
   /// \brief A padded sentence: its first \p length keys are real tokens, the rest padding
   ///        that no query may attend to.
   /// \param queries the number of query rows. \param keys the padded length.
