@@ -38,8 +38,7 @@ const gpt::TransformerConfig kModel{
     .layers = 4,
     .d_ff = 384,
     .max_length = 128,
-    .positions = true,
-    .learned_positions = true,
+    .positions = attn::gpt::Positions::learned,
     .tied_embeddings = true,
     .dropout = 0.0,
 };
@@ -112,7 +111,9 @@ double model_flops_per_step(const gpt::TransformerWeights& weights, double token
   for (const gpt::ConstParameter& p : gpt::parameters(weights))
     if (p.role != gpt::Role::position_embedding)
       N += static_cast<double>(p.value->n_elem);
-  const double positions = c.learned_positions ? static_cast<double>(c.max_length * c.d_model) : 0;
+  const double positions = c.positions == attn::gpt::Positions::learned
+                               ? static_cast<double>(c.max_length * c.d_model)
+                               : 0;
   if (N + positions != static_cast<double>(gpt::parameter_count(c)))
     throw std::logic_error(
         fmt::format("training_bench: {} weights besides the positions, but "

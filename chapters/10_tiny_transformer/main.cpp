@@ -34,7 +34,7 @@ const attn::gpt::TransformerConfig kModel{
     .layers = 1,
     .d_ff = 64,        // the MLP's hidden width
     .max_length = 13,  // the longest sentence
-    .positions = true,
+    .positions = attn::gpt::Positions::sinusoidal,
 };
 const ch10::TrainingSettings kTraining{
     .steps = 800,
@@ -92,13 +92,13 @@ const AgreementSlot kBeforePronoun{.heading = "\"so\", the word before it/they",
 struct Variant {
   std::string label;
   arma::uword heads;
-  bool positions;
+  attn::gpt::Positions positions;
 };
 
 const std::vector<Variant> kVariants = {
-    {.label = "2 heads (the model)", .heads = 2, .positions = true},
-    {.label = "1 head of width 16", .heads = 1, .positions = true},
-    {.label = "2 heads, no positions", .heads = 2, .positions = false},
+    {.label = "2 heads (the model)", .heads = 2, .positions = attn::gpt::Positions::sinusoidal},
+    {.label = "1 head of width 16", .heads = 1, .positions = attn::gpt::Positions::sinusoidal},
+    {.label = "2 heads, no positions", .heads = 2, .positions = attn::gpt::Positions::none},
 };
 
 void the_language(attn::book::Chapter& ch, const std::vector<ch10::Sentence>& train,

@@ -53,8 +53,7 @@ const gpt::TransformerConfig kModel{
     .layers = 4,
     .d_ff = 384,        // the MLP's hidden width, 4 d_model as in GPT-2
     .max_length = 128,  // tokens of context
-    .positions = true,
-    .learned_positions = true,
+    .positions = attn::gpt::Positions::learned,
     .tied_embeddings = true,
     .dropout = 0.0,
 };

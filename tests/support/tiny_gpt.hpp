@@ -25,8 +25,7 @@ inline attn::gpt::TransformerConfig tiny_config(arma::uword vocabulary, arma::uw
           .layers = layers,
           .d_ff = 16,
           .max_length = max_length,
-          .positions = true,
-          .learned_positions = true,
+          .positions = attn::gpt::Positions::learned,
           .tied_embeddings = tied,
           .dropout = 0.1};
 }

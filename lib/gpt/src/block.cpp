@@ -2,6 +2,7 @@
 
 #include <attn/math/attention.hpp>
 #include <attn/math/mask.hpp>
+#include <attn/math/positions.hpp>
 #include <attn/math/validate.hpp>
 
 #include <fmt/format.h>
@@ -12,21 +13,37 @@ namespace attn::gpt {
 
 namespace {
 
-// The MLP half of the block, u -> u + MLP(LN2(u)), with what its backward pass needs: one
+// The MLP half of the block, u -> u + MLP(Norm2(u)), with what its backward pass needs: one
 // function for the forward pass over many rows and for the cached step's one row.
 struct MlpHalf {
-  math::LayerNorm ln2;
-  math::FeedForward mlp;
-  arma::mat keep;  // its dropout mask, or empty
+  NormForward ln2;
+  math::FeedForward mlp;  // GELU's values, or
+  math::SwiGlu swiglu;    // SwiGLU's
+  arma::mat keep;         // its dropout mask, or empty
   arma::mat output;
 };
 
-MlpHalf mlp_half(const BlockWeights& b, const arma::mat& middle, const Dropping& dropping) {
+MlpHalf mlp_half(const BlockWeights& b, const TransformerConfig& c, const arma::mat& middle,
+                 const Dropping& dropping) {
   MlpHalf half;
-  half.ln2 = math::layer_norm(middle, b.ln2_gamma, b.ln2_beta);
-  half.mlp = math::feed_forward(half.ln2.y, b.mlp);
-  half.output = middle + dropping.apply(half.mlp.y, half.keep);  // residual
+  half.ln2 = normalise(c.norm, middle, b.ln2_gamma, b.ln2_beta);
+  arma::mat branch;
+  if (c.mlp == Mlp::gelu) {
+    half.mlp = math::feed_forward(half.ln2.y(), b.mlp);
+    branch = half.mlp.y;
+  } else {
+    half.swiglu = math::swiglu(half.ln2.y(), b.swiglu);
+    branch = half.swiglu.y;
+  }
+  half.output = middle + dropping.apply(std::move(branch), half.keep);  // residual
   return half;
+}
+
+// Where RoPE turns the rows of a sequence of n tokens: at positions 0 ... n − 1, queries and
+// keys alike.
+math::RotaryPositions sequence_positions(arma::uword n) {
+  const arma::vec positions = arma::regspace(0.0, static_cast<double>(n) - 1.0);
+  return {.queries = positions, .keys = positions};
 }
 
 // Through a dropout mask, or straight through where there was none.
@@ -34,7 +51,7 @@ arma::mat undrop(const arma::mat& gradient, const arma::mat& keep) {
   return keep.is_empty() ? gradient : arma::mat(gradient % keep);
 }
 
-math::MultiHeadWeights zeros_like(const math::MultiHeadWeights& W) {
+math::MultiHeadWeights zeros_like(const math::MultiHeadWeights& W) {  // biases included
   math::MultiHeadWeights z = W;
   for (arma::mat* m : {&z.W_Q, &z.W_K, &z.W_V, &z.W_O})
     m->zeros();
@@ -64,31 +81,60 @@ arma::mat Dropping::apply(arma::mat values, arma::mat& keep) const {
   return std::move(dropped.y);
 }
 
-BlockForward block_forward(const BlockWeights& b, const arma::mat& x,
+NormForward normalise(Norm kind, const arma::mat& x, const arma::rowvec& gamma,
+                      const arma::rowvec& beta) {
+  NormForward f;
+  f.kind = kind;
+  if (kind == Norm::layer_norm)
+    f.layer = math::layer_norm(x, gamma, beta);
+  else
+    f.rms = math::rms_norm(x, gamma);
+  return f;
+}
+
+NormGradients normalise_backward(const NormForward& f, const arma::rowvec& gamma,
+                                 const arma::mat& dy) {
+  if (f.kind == Norm::layer_norm) {
+    math::LayerNormGradients g = math::layer_norm_backward(f.layer, gamma, dy);
+    return {.dx = std::move(g.dx), .dgamma = std::move(g.dgamma), .dbeta = std::move(g.dbeta)};
+  }
+  math::RmsNormGradients g = math::rms_norm_backward(f.rms, gamma, dy);
+  return {.dx = std::move(g.dx), .dgamma = std::move(g.dgamma), .dbeta = {}};
+}
+
+math::Mask attention_mask(const TransformerConfig& c, arma::uword n) {
+  return c.window == 0 ? math::Mask::causal(n) : math::Mask::causal_window(n, c.window);
+}
+
+BlockForward block_forward(const BlockWeights& b, const TransformerConfig& c, const arma::mat& x,
                            const std::vector<SequenceRows>& sequences, const Dropping& dropping) {
   //! [block-forward]
   BlockForward s;
   s.input = x;
-  s.ln1 = math::layer_norm(s.input, b.ln1_gamma, b.ln1_beta);
+  s.ln1 = normalise(c.norm, s.input, b.ln1_gamma, b.ln1_beta);
   arma::mat attended(arma::size(x));
   for (const SequenceRows& r : sequences) {  // each sequence attends to itself, causally
-    const arma::mat a = s.ln1.y.rows(r.first, r.last);
+    const arma::mat a = s.ln1.y().rows(r.first, r.last);
+    const math::Mask mask = attention_mask(c, r.count());
     s.attention.push_back(
-        math::multi_head_attention(a, a, a, b.attention, math::Mask::causal(r.count())));
+        c.positions == Positions::rotary
+            ? math::multi_head_attention(a, a, a, b.attention, mask, sequence_positions(r.count()))
+            : math::multi_head_attention(a, a, a, b.attention, mask));
     attended.rows(r.first, r.last) = s.attention.back().output;
   }
   s.middle = s.input + dropping.apply(attended, s.attention_keep);  // residual
-  MlpHalf mlp = mlp_half(b, s.middle, dropping);
+  MlpHalf mlp = mlp_half(b, c, s.middle, dropping);
   s.ln2 = std::move(mlp.ln2);
   s.mlp = std::move(mlp.mlp);
+  s.swiglu = std::move(mlp.swiglu);
   s.mlp_keep = std::move(mlp.keep);
   s.output = std::move(mlp.output);
   //! [block-forward]
   return s;
 }
 
-BlockGradients block_backward(const BlockWeights& b, const BlockForward& s,
-                              const std::vector<SequenceRows>& sequences,
+BlockGradients block_backward(const BlockWeights& b, const TransformerConfig& c,
+                              const BlockForward& s, const std::vector<SequenceRows>& sequences,
                               const arma::mat& d_output) {
   if (s.attention.size() != sequences.size())
     throw math::ShapeError(
@@ -96,51 +142,77 @@ BlockGradients block_backward(const BlockWeights& b, const BlockForward& s,
                     "over {}",
                     sequences.size(), s.attention.size()));
   //! [block-backward]
-  // x' = u + MLP(LN2(u)): the residual passes the gradient straight through; the branch adds.
-  const math::FeedForwardGradients mlp =
-      math::feed_forward_backward(s.ln2.y, b.mlp, s.mlp, undrop(d_output, s.mlp_keep));
-  const math::LayerNormGradients ln2 = math::layer_norm_backward(s.ln2, b.ln2_gamma, mlp.dx);
+  // x' = u + MLP(Norm2(u)): the residual passes the gradient straight through; the branch adds.
+  const arma::mat d_branch = undrop(d_output, s.mlp_keep);
+  BlockWeights grads;
+  arma::mat d_ln2;
+  if (c.mlp == Mlp::gelu) {
+    math::FeedForwardGradients mlp = math::feed_forward_backward(s.ln2.y(), b.mlp, s.mlp, d_branch);
+    grads.mlp = std::move(mlp.dW);
+    d_ln2 = std::move(mlp.dx);
+  } else {
+    math::SwiGluGradients mlp = math::swiglu_backward(s.ln2.y(), b.swiglu, s.swiglu, d_branch);
+    grads.swiglu = std::move(mlp.dW);
+    d_ln2 = std::move(mlp.dx);
+  }
+  const NormGradients ln2 = normalise_backward(s.ln2, b.ln2_gamma, d_ln2);
   const arma::mat du = d_output + ln2.dx;
-  // u = x + MultiHead(LN1(x)) per sequence: query, key and value are all LN1(x), so their
+  // u = x + MultiHead(Norm1(x)) per sequence: query, key and value are all Norm1(x), so their
   // gradients add; the weights' gradients add over the sequences.
   const arma::mat d_attended = undrop(du, s.attention_keep);
   arma::mat d_ln1(arma::size(du));
-  math::MultiHeadWeights d_attention = zeros_like(b.attention);
+  grads.attention = zeros_like(b.attention);
   for (std::size_t k = 0; k < sequences.size(); ++k) {
     const SequenceRows& r = sequences[k];
-    const arma::mat a = s.ln1.y.rows(r.first, r.last);
+    const arma::mat a = s.ln1.y().rows(r.first, r.last);
     const math::MultiHeadGradients att = math::multi_head_backward(
         a, a, a, b.attention, s.attention[k], d_attended.rows(r.first, r.last));
     d_ln1.rows(r.first, r.last) = att.d_query + att.d_key + att.d_value;
-    add_into(d_attention, att.dW);
+    add_into(grads.attention, att.dW);
   }
-  const math::LayerNormGradients ln1 = math::layer_norm_backward(s.ln1, b.ln1_gamma, d_ln1);
+  const NormGradients ln1 = normalise_backward(s.ln1, b.ln1_gamma, d_ln1);
   //! [block-backward]
-  return {.weights = {ln1.dgamma, ln1.dbeta, d_attention, ln2.dgamma, ln2.dbeta, mlp.dW},
-          .dx = du + ln1.dx};
+  grads.ln1_gamma = ln1.dgamma;
+  grads.ln1_beta = ln1.dbeta;
+  grads.ln2_gamma = ln2.dgamma;
+  grads.ln2_beta = ln2.dbeta;
+  return {.weights = std::move(grads), .dx = du + ln1.dx};
 }
 
-arma::mat block_step(const BlockWeights& b, const arma::mat& x,
-                     std::vector<math::KVCache>& caches) {
+arma::mat block_step(const BlockWeights& b, const TransformerConfig& c, const arma::mat& x,
+                     arma::uword position, std::vector<math::KVCache>& caches) {
   const math::MultiHeadWeights& W = b.attention;
-  if (caches.size() != W.heads)
-    throw math::ShapeError(fmt::format(
-        "block_step: {} caches for {} heads; each head keeps its own", caches.size(), W.heads));
+  const arma::uword kv_heads = math::key_value_heads(W);
+  if (caches.size() != kv_heads)
+    throw math::ShapeError(
+        fmt::format("block_step: {} caches for {} key/value heads; each keeps its own",
+                    caches.size(), kv_heads));
   const arma::uword d_k = x.n_cols / W.heads;
+  const arma::uword group = W.heads / kv_heads;  // query heads per key/value head
+  const arma::vec at{static_cast<double>(position)};
+  // RoPE turns a head's query and key at the token's position, as multi_head_attention() does.
+  const auto turned = [&](const arma::rowvec& head) -> arma::rowvec {
+    if (c.positions != Positions::rotary)
+      return head;
+    return math::rotary(head, at);
+  };
   //! [cached-step]
-  const arma::mat a = math::layer_norm(x, b.ln1_gamma, b.ln1_beta).y;  // (1 × d)
+  const arma::mat a = normalise(c.norm, x, b.ln1_gamma, b.ln1_beta).y();  // (1 × d)
   const arma::rowvec q =
       math::affine(a, W.W_Q, W.b_Q);  // the projections multi_head_attention() makes
-  const arma::rowvec k = math::affine(a, W.W_K, W.b_K);
+  const arma::rowvec k = math::affine(a, W.W_K, W.b_K);  // (1 × g·d_k)
   const arma::rowvec v = math::affine(a, W.W_V, W.b_V);
+  for (arma::uword g = 0; g < kv_heads; ++g) {  // key/value head g owns columns g·d_k ...
+    const arma::span head(g * d_k, (g + 1) * d_k - 1);
+    caches[g].append(turned(k.cols(head)), v.cols(head));
+  }
   arma::rowvec concat(x.n_cols);
-  for (arma::uword h = 0; h < W.heads; ++h) {  // head h owns columns h·d_k ... (h+1)·d_k − 1
+  for (arma::uword h = 0; h < W.heads; ++h) {  // query head h owns columns h·d_k ...
     const arma::span head(h * d_k, (h + 1) * d_k - 1);
-    caches[h].append(k.cols(head), v.cols(head));
-    concat.cols(head) = caches[h].attend(q.cols(head), math::score_scale(d_k));
+    concat.cols(head) = caches[h / group].attend(turned(q.cols(head)), math::score_scale(d_k));
   }
   const arma::mat middle = x + math::affine(concat, W.W_O, W.b_O);  // residual
-  return mlp_half(b, middle, Dropping{}).output;
+  return mlp_half(b, c, middle, Dropping{}).output;
   //! [cached-step]
 }
 

@@ -133,15 +133,15 @@ std::string run_fingerprint(const TransformerConfig& m, const TrainingSettings& 
     merges += fmt::format("{} {}\n", merge.left, merge.right);
   return fmt::format(
       "vocabulary {}\nd_model {}\nheads {}\nlayers {}\nd_ff {}\nmax_length {}\n"
-      "positions {} learned {} tied {}\ndropout {}\n"
+      "positions {}\ntied {}\ndropout {}\nkv_heads {}\nwindow {}\nnorm {}\nmlp {}\n"
       "steps {}\nbatch {}\npeak_learning_rate {}\nfinal_learning_rate {}\n"
       "warmup_steps {}\nweight_decay {}\nbetas {} {}\nclip_norm {}\nevaluate_every {}\n"
       "evaluate_at_start {}\nseed {}\nprecision {}\nmerges {:016x}\ntraining_text {:016x}\n"
       "evaluation {}\n",
-      m.vocabulary, m.d_model, m.heads, m.layers, m.d_ff, m.max_length, m.positions,
-      m.learned_positions, m.tied_embeddings, m.dropout, s.steps, s.batch, s.peak_learning_rate,
-      s.final_learning_rate, s.warmup_steps, s.weight_decay, s.beta1, s.beta2, s.clip_norm,
-      s.evaluate_every, s.evaluate_at_start, s.seed,
+      m.vocabulary, m.d_model, m.heads, m.layers, m.d_ff, m.max_length, to_string(m.positions),
+      m.tied_embeddings, m.dropout, m.kv_heads, m.window, to_string(m.norm), to_string(m.mlp),
+      s.steps, s.batch, s.peak_learning_rate, s.final_learning_rate, s.warmup_steps, s.weight_decay,
+      s.beta1, s.beta2, s.clip_norm, s.evaluate_every, s.evaluate_at_start, s.seed,
       s.precision == Precision::float32 ? "float32" : "float64", fnv1a(merges), fnv1a(training),
       evaluation);
 }

@@ -12,9 +12,18 @@ namespace attn::gpt {
 
 Decoder::Decoder(const TransformerWeights& weights) : weights_(&weights) {
   check_weights(weights);
-  const arma::uword d_k = weights.config.d_model / weights.config.heads;
+  const TransformerConfig& c = weights.config;
+  const arma::uword d_k = c.d_model / c.heads;
   caches_.assign(weights.blocks.size(),
-                 std::vector<math::KVCache>(weights.config.heads, math::KVCache(d_k, d_k)));
+                 std::vector<math::KVCache>(key_value_heads(c), math::KVCache(d_k, d_k, c.window)));
+}
+
+arma::uword Decoder::cache_bytes() const {
+  arma::uword bytes = 0;
+  for (const std::vector<math::KVCache>& block : caches_)
+    for (const math::KVCache& cache : block)
+      bytes += cache.bytes();
+  return bytes;
 }
 
 arma::rowvec Decoder::append(arma::uword token) {
@@ -31,9 +40,9 @@ arma::rowvec Decoder::append(arma::uword token) {
   //! [decoder-append]
   arma::mat x = embed(w, arma::uvec{token}, arma::uvec{length_});  // (1 × d)
   for (std::size_t l = 0; l < w.blocks.size(); ++l)
-    x = block_step(w.blocks[l], x, caches_[l]);
+    x = block_step(w.blocks[l], c, x, length_, caches_[l]);
   ++length_;
-  return unembed(w, math::layer_norm(x, w.lnf_gamma, w.lnf_beta).y);
+  return unembed(w, normalise(c.norm, x, w.lnf_gamma, w.lnf_beta).y());
   //! [decoder-append]
 }
 

@@ -375,8 +375,7 @@ void Float32Step::Work::load(const TransformerWeights& w) {
   const TransformerConfig& c = w.config;
   if (c.vocabulary != config.vocabulary || c.d_model != config.d_model || c.heads != config.heads ||
       c.layers != config.layers || c.d_ff != config.d_ff || c.max_length != config.max_length ||
-      c.positions != config.positions || c.learned_positions != config.learned_positions ||
-      c.tied_embeddings != config.tied_embeddings)
+      c.positions != config.positions || c.tied_embeddings != config.tied_embeddings)
     throw math::ShapeError(fmt::format(
         "Float32Step: the weights are of a model with V = {}, d = {}, {} heads, {} layers, "
         "d_ff = {}, max_length = {}; this step was made for V = {}, d = {}, {} heads, {} "
@@ -385,7 +384,7 @@ void Float32Step::Work::load(const TransformerWeights& w) {
         config.d_model, config.heads, config.layers, config.d_ff, config.max_length));
   round_into(embedding, w.embedding);
   embedding_columns = embedding.t();
-  if (c.learned_positions) {
+  if (c.positions == Positions::learned) {
     round_into(position_rows, w.position_embedding);
     position_columns = position_rows.t();
   }
@@ -642,7 +641,7 @@ void Float32Step::Work::backward(const PackedBatch& batch) {
 void Float32Step::Work::widen_gradients(TransformerWeights& g) const {
   g.config = config;
   widen_into(g.embedding, d_embedding);
-  if (config.learned_positions)
+  if (config.positions == Positions::learned)
     widen_into(g.position_embedding, fmat(d_position_columns.t()));
   g.blocks.resize(d_blocks.size());
   for (uword l = 0; l < d_blocks.size(); ++l)
@@ -662,8 +661,16 @@ Float32Step::Float32Step(const TransformerConfig& config) {
         "Float32Step: the model drops out at rate {}; the float32 step computes no dropout "
         "(transformer_step() does)",
         config.dropout));
+  if (config.positions == Positions::rotary || config.kv_heads != 0 || config.window != 0 ||
+      config.norm != Norm::layer_norm || config.mlp != Mlp::gelu)
+    throw math::InputError(fmt::format(
+        "Float32Step: the model's block is not GPT-2's (positions {}, {} key/value heads, "
+        "window {}, {}, {}); the float32 step computes GPT-2's block only "
+        "(transformer_step() computes every choice)",
+        to_string(config.positions), config.kv_heads, config.window, to_string(config.norm),
+        to_string(config.mlp)));
   work_ = std::make_unique<Work>(config);
-  if (config.positions && !config.learned_positions)
+  if (config.positions == Positions::sinusoidal)
     work_->position_columns =
         arma::conv_to<fmat>::from(math::sinusoidal_positions(config.max_length, config.d_model))
             .t();

@@ -13,11 +13,11 @@ arma::mat embed(const TransformerWeights& w, const arma::uvec& tokens,
                 const arma::uvec& positions) {
   const TransformerConfig& c = w.config;
   arma::mat x = w.embedding.rows(tokens);  // (N × d)
-  if (c.learned_positions)
+  if (c.positions == Positions::learned)
     x += w.position_embedding.rows(positions);
-  else if (c.positions)
+  else if (c.positions == Positions::sinusoidal)
     x += math::sinusoidal_positions(c.max_length, c.d_model).rows(positions);
-  return x;
+  return x;  // rotary positions act inside attention; none act nowhere
 }
 
 arma::mat unembed(const TransformerWeights& w, const arma::mat& final_state) {
@@ -56,11 +56,11 @@ TransformerForward transformer_forward(const TransformerWeights& w, const arma::
   f.x0 = dropping.apply(embed(w, tokens, positions), f.x0_keep);  // (N × d)
   const arma::mat* x = &f.x0;                                     // the residual stream
   for (const BlockWeights& b : w.blocks) {
-    f.blocks.push_back(block_forward(b, *x, sequences, dropping));
+    f.blocks.push_back(block_forward(b, c, *x, sequences, dropping));
     x = &f.blocks.back().output;
   }
-  f.ln_f = math::layer_norm(*x, w.lnf_gamma, w.lnf_beta);
-  f.logits = unembed(w, f.ln_f.y);  // (N × V)
+  f.ln_f = normalise(c.norm, *x, w.lnf_gamma, w.lnf_beta);
+  f.logits = unembed(w, f.ln_f.y());  // (N × V)
   //! [forward]
   return f;
 }
@@ -91,19 +91,19 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
   //! [backward]
   arma::mat d_final;  // ∂L/∂LN_f(x), (N × d)
   if (w.config.tied_embeddings) {
-    g.embedding = dlogits.t() * f.ln_f.y;  // z = LN_f(x) Eᵀ: E's first share of its gradient
+    g.embedding = dlogits.t() * f.ln_f.y();  // z = LN_f(x) Eᵀ: E's first share of its gradient
     d_final = dlogits * w.embedding;
   } else {
-    g.unembedding = f.ln_f.y.t() * dlogits;
+    g.unembedding = f.ln_f.y().t() * dlogits;
     g.unembedding_bias = arma::sum(dlogits, 0);
     d_final = dlogits * w.unembedding.t();
   }
-  const math::LayerNormGradients lnf = math::layer_norm_backward(f.ln_f, w.lnf_gamma, d_final);
+  const NormGradients lnf = normalise_backward(f.ln_f, w.lnf_gamma, d_final);
   g.lnf_gamma = lnf.dgamma;
   g.lnf_beta = lnf.dbeta;
   arma::mat dx = lnf.dx;  // ∂L/∂x, flowing down the residual stream
   for (std::size_t l = w.blocks.size(); l-- > 0;) {
-    BlockGradients block = block_backward(w.blocks[l], f.blocks[l], sequences, dx);
+    BlockGradients block = block_backward(w.blocks[l], w.config, f.blocks[l], sequences, dx);
     g.blocks[l] = std::move(block.weights);
     dx = std::move(block.dx);
   }
@@ -115,7 +115,7 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
     g.embedding.zeros(w.embedding.n_rows, w.embedding.n_cols);
   for (arma::uword i = 0; i < tokens.n_elem; ++i)
     g.embedding.row(tokens(i)) += dx.row(i);
-  if (w.config.learned_positions) {
+  if (w.config.positions == Positions::learned) {
     const arma::uvec positions = positions_in_sentences(tokens.n_elem, starts);
     g.position_embedding.zeros(w.position_embedding.n_rows, w.position_embedding.n_cols);
     for (arma::uword i = 0; i < tokens.n_elem; ++i)

@@ -68,7 +68,7 @@ TEST(BadInput, BigramFunctionsCheckTheirCounts) {
 }
 
 attn::gpt::TransformerWeights small_model() {
-  const attn::gpt::TransformerConfig config{35, 8, 2, 1, 16, 13, true};
+  const attn::gpt::TransformerConfig config{35, 8, 2, 1, 16, 13, attn::gpt::Positions::sinusoidal};
   attn::numpy::Generator rng = attn::numpy::default_rng(41);
   return attn::gpt::init_transformer(
       config, [&](arma::uword r, arma::uword c) { return rng.normal(r, c); });
@@ -98,7 +98,7 @@ TEST(BadInput, LanguageModelNamesSentencesAndSlotsItCannotUse) {
 
 TEST(BadInput, TrainRejectsANaNOrInfiniteLearningRate) {
   const std::vector<ch10::Sentence> sentences = ch10::generate(2, 2);
-  const attn::gpt::TransformerConfig config{35, 8, 2, 1, 16, 13, true};
+  const attn::gpt::TransformerConfig config{35, 8, 2, 1, 16, 13, attn::gpt::Positions::sinusoidal};
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] {
         ch10::train(config, {1, 1, kNaN, 1, 0}, sentences, sentences);

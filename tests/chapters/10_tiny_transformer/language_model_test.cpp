@@ -14,7 +14,7 @@ namespace {
 
 namespace ch10 = attn::ch10;
 
-const attn::gpt::TransformerConfig kSmall{35, 8, 2, 1, 16, 13, true};
+const attn::gpt::TransformerConfig kSmall{35, 8, 2, 1, 16, 13, attn::gpt::Positions::sinusoidal};
 
 attn::gpt::TransformerWeights random_model() {
   attn::numpy::Generator rng = attn::numpy::default_rng(41);

@@ -91,7 +91,7 @@ void use_gpt() {
                                            .layers = 1,
                                            .d_ff = 32,
                                            .max_length = 8,
-                                           .learned_positions = true,
+                                           .positions = attn::gpt::Positions::learned,
                                            .tied_embeddings = true};
   const attn::gpt::TrainingSettings settings{.steps = 30,
                                              .batch = 4,

@@ -21,7 +21,7 @@ using attn_bad_input::tokens;
 using attn_bad_input::with;
 
 attn::gpt::TransformerWeights small_model() {
-  const attn::gpt::TransformerConfig config{5, 4, 2, 1, 6, 4, true};
+  const attn::gpt::TransformerConfig config{5, 4, 2, 1, 6, 4, attn::gpt::Positions::sinusoidal};
   return attn::gpt::init_transformer(config,
                                      [](arma::uword r, arma::uword c) { return tokens(r, c); });
 }
@@ -70,7 +70,7 @@ TEST(BadInput, TransformerBackwardChecksItsGradientAndForwardPass) {
 }
 
 TEST(BadInput, InitTransformerChecksItsDraws) {
-  const attn::gpt::TransformerConfig config{5, 4, 2, 1, 6, 4, true};
+  const attn::gpt::TransformerConfig config{5, 4, 2, 1, 6, 4, attn::gpt::Positions::sinusoidal};
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] {
         attn::gpt::init_transformer(config, [](arma::uword r, arma::uword c) {

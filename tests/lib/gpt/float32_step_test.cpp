@@ -36,8 +36,7 @@ gpt::TransformerConfig small_config() {
           .layers = 2,
           .d_ff = 64,
           .max_length = 24,
-          .positions = true,
-          .learned_positions = true,
+          .positions = gpt::Positions::learned,
           .tied_embeddings = true,
           .dropout = 0.0};
 }
@@ -109,16 +108,13 @@ TEST(Float32Step, EqualsTheReferenceStepOnARandomModel) {
 }
 
 TEST(Float32Step, EqualsTheReferenceStepWithSinusoidalPositionsAndWithout) {
-  for (const bool learned : {false, true})
-    for (const bool positions : {false, true}) {
-      if (learned && !positions)
-        continue;
-      gpt::TransformerConfig c = small_config();
-      c.positions = positions;
-      c.learned_positions = learned;
-      SCOPED_TRACE(positions ? (learned ? "learned" : "sinusoidal") : "no positions");
-      expect_equal_steps(attn_test::random_model(c, 43), ragged_batch(c.vocabulary, c.max_length));
-    }
+  for (const gpt::Positions positions :
+       {gpt::Positions::none, gpt::Positions::sinusoidal, gpt::Positions::learned}) {
+    gpt::TransformerConfig c = small_config();
+    c.positions = positions;
+    SCOPED_TRACE(gpt::to_string(positions));
+    expect_equal_steps(attn_test::random_model(c, 43), ragged_batch(c.vocabulary, c.max_length));
+  }
 }
 
 // Chapter 11's model as training starts it, on a batch of its shape (16 windows of 128).
@@ -129,8 +125,7 @@ TEST(Float32Step, EqualsTheReferenceStepAtChapter11sSize) {
                                  .layers = 4,
                                  .d_ff = 384,
                                  .max_length = 128,
-                                 .positions = true,
-                                 .learned_positions = true,
+                                 .positions = gpt::Positions::learned,
                                  .tied_embeddings = true,
                                  .dropout = 0.0};
   const gpt::TrainingSettings settings{.steps = 1, .batch = 16, .seed = 5};

@@ -31,7 +31,8 @@ using attn_test::random_model;
 const std::vector<arma::uvec> kSentences{{1, 4, 2, 6, 0}, {3, 3, 5}, {6, 1}};
 
 TEST(Transformer, EveryGradientMatchesFiniteDifferences) {
-  for (const bool positions : {true, false}) {
+  for (const attn::gpt::Positions positions :
+       {attn::gpt::Positions::sinusoidal, attn::gpt::Positions::none}) {
     attn::gpt::TransformerConfig c = small_config();
     c.positions = positions;
     attn::gpt::TransformerWeights w = random_model(c, 301);
@@ -51,7 +52,7 @@ TEST(Transformer, EveryGradientMatchesFiniteDifferences) {
       const attn::math::GradientCheck check =
           attn::math::check_gradient(loss, original, *grads[k].value);
       EXPECT_LE(check.max_relative_error, 1e-6)
-          << params[k].name << (positions ? "" : " (no positions)") << ": analytic "
+          << params[k].name << " (positions " << attn::gpt::to_string(positions) << "): analytic "
           << check.analytic << ", numeric " << check.numeric;
     }
   }

@@ -27,7 +27,7 @@ attn::gpt::TransformerConfig gpt_config() {
   c.layers = 2;
   c.d_ff = 8;
   c.max_length = 6;
-  c.learned_positions = true;
+  c.positions = attn::gpt::Positions::learned;
   c.tied_embeddings = true;
   return c;
 }
@@ -100,7 +100,7 @@ TEST(Gpt, TiedModelHasNoOutputMatrixAndCountsItsParameters) {
     for (const bool learned : {false, true}) {
       attn::gpt::TransformerConfig c = gpt_config();
       c.tied_embeddings = tied;
-      c.learned_positions = learned;
+      c.positions = learned ? attn::gpt::Positions::learned : attn::gpt::Positions::sinusoidal;
       attn::gpt::TransformerWeights w = random_model(c, 403);
       arma::uword total = 0;
       bool has_output = false, has_positions = false;
@@ -120,7 +120,7 @@ TEST(Gpt, TiedLogitsAreTheFinalStateAgainstEachEmbeddingRow) {
   const attn::gpt::TransformerForward f = attn::gpt::transformer_forward(w, {2, 7, 1}, {0});
   for (arma::uword i = 0; i < 3; ++i)
     for (arma::uword token = 0; token < 9; ++token)
-      EXPECT_NEAR(f.logits(i, token), arma::dot(f.ln_f.y.row(i), w.embedding.row(token)), 1e-13);
+      EXPECT_NEAR(f.logits(i, token), arma::dot(f.ln_f.y().row(i), w.embedding.row(token)), 1e-13);
 }
 
 TEST(Gpt, FreshTiedModelPredictsNearlyUniformly) {
@@ -202,7 +202,7 @@ TEST(Decoder, EqualsTheWholeForwardPassWithin1e12) {
   for (const bool tied : {false, true}) {
     attn::gpt::TransformerConfig c = gpt_config();
     c.tied_embeddings = tied;
-    c.learned_positions = tied;
+    c.positions = tied ? attn::gpt::Positions::learned : attn::gpt::Positions::sinusoidal;
     const attn::gpt::TransformerWeights w = random_model(c, 407);
     const arma::uvec text{5, 0, 8, 8, 2, 7};
     attn::gpt::Decoder decoder(w);

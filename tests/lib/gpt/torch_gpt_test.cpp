@@ -71,7 +71,7 @@ attn::gpt::TransformerWeights torch_weights() {
   w.config.layers = static_cast<arma::uword>(c(3));
   w.config.d_ff = static_cast<arma::uword>(c(4));
   w.config.max_length = static_cast<arma::uword>(c(5));
-  w.config.learned_positions = true;
+  w.config.positions = attn::gpt::Positions::learned;
   w.config.tied_embeddings = true;
   w.config.dropout = 0.0;
   w.blocks.resize(w.config.layers);

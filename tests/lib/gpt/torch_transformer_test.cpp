@@ -39,13 +39,13 @@ class TorchTransformer : public ::testing::Test {
   static attn::gpt::TransformerWeights weights() {
     const arma::mat c = block("config");
     attn::gpt::TransformerWeights w;
-    w.config = {arma::uword(c(0)),
-                arma::uword(c(1)),
-                arma::uword(c(2)),
-                arma::uword(c(3)),
-                arma::uword(c(4)),
-                arma::uword(c(5)),
-                true};
+    w.config = {.vocabulary = arma::uword(c(0)),
+                .d_model = arma::uword(c(1)),
+                .heads = arma::uword(c(2)),
+                .layers = arma::uword(c(3)),
+                .d_ff = arma::uword(c(4)),
+                .max_length = arma::uword(c(5)),
+                .positions = attn::gpt::Positions::sinusoidal};
     w.blocks.resize(w.config.layers);
     for (attn::gpt::BlockWeights& b : w.blocks)
       b.attention.heads = w.config.heads;

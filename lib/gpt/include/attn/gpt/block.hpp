@@ -2,21 +2,25 @@
 /// \brief One block of the GPT, written once: its forward pass over packed sequences, its
 ///        backward pass, and the one-token step of KV-cached decoding.
 ///
-/// The pre-norm block (GPT-2's): each branch reads a layer-normalised copy of the residual
-/// stream and adds its result back,
-/// \f[ u = x + \mathrm{MultiHead}\big(\mathrm{LN}_1(x)\big), \qquad
-///     x' = u + \mathrm{MLP}\big(\mathrm{LN}_2(u)\big). \f]
-/// The cached step shares the forward pass's code wherever it can: the layer norms, the
-/// projections (attn::math::affine(), which multi_head_attention() uses) and the whole MLP half
-/// are the same functions; only attention itself reads the cache (attn::math::KVCache::attend(),
-/// chapter 09's online softmax, where the forward pass uses attend()). The tests hold the two
-/// within 1e-12.
+/// The pre-norm block (GPT-2's): each branch reads a normalised copy of the residual stream
+/// and adds its result back,
+/// \f[ u = x + \mathrm{MultiHead}\big(\mathrm{Norm}_1(x)\big), \qquad
+///     x' = u + \mathrm{MLP}\big(\mathrm{Norm}_2(u)\big). \f]
+/// The model's config chooses the norm (layer norm or RMSNorm), the MLP (GELU or SwiGLU), and
+/// what attention does: causal over the whole sequence or a sliding window of \f$w\f$ tokens,
+/// \f$g\f$ key/value heads, and rotary positions or none inside it.
+/// The cached step shares the forward pass's code wherever it can: the norms, the
+/// projections (attn::math::affine(), which multi_head_attention() uses), RoPE (rotary()) and
+/// the whole MLP half are the same functions; only attention itself reads the cache
+/// (attn::math::KVCache::attend(), chapter 09's online softmax, where the forward pass uses
+/// attend()). The tests hold the two within 1e-12 for every choice.
 #pragma once
 
 #include <attn/gpt/batch.hpp>
 #include <attn/gpt/model.hpp>
 #include <attn/math/kv_cache.hpp>
 #include <attn/math/layers.hpp>
+#include <attn/math/mask.hpp>
 #include <attn/math/multi_head.hpp>
 
 #include <armadillo>
@@ -35,26 +39,65 @@ struct Dropping {
   arma::mat apply(arma::mat values, arma::mat& keep) const;
 };
 
+/// \brief A norm's values, of the kind the config chooses, with what its backward pass needs.
+struct NormForward {
+  Norm kind = Norm::layer_norm;  ///< which of the two below holds the values.
+  math::LayerNorm layer;         ///< with Norm::layer_norm.
+  math::RmsNorm rms;             ///< with Norm::rms_norm.
+  /// \brief The normalised rows. \return `(N × d)`.
+  [[nodiscard]] const arma::mat& y() const { return kind == Norm::layer_norm ? layer.y : rms.y; }
+};
+
+/// \brief Layer norm or RMSNorm of each row (attn::math::layer_norm(), attn::math::rms_norm()).
+/// \param kind which. \param x `(N × d)`. \param gamma `(1 × d)`.
+/// \param beta `(1 × d)` for a layer norm; ignored by RMSNorm.
+/// \return the values. \throws as the norm does.
+NormForward normalise(Norm kind, const arma::mat& x, const arma::rowvec& gamma,
+                      const arma::rowvec& beta);
+
+/// \brief The gradients of a loss through normalise().
+struct NormGradients {
+  arma::mat dx;         ///< `(N × d)`.
+  arma::rowvec dgamma;  ///< `(1 × d)`.
+  arma::rowvec dbeta;   ///< `(1 × d)` for a layer norm, empty for RMSNorm.
+};
+
+/// \brief The backward pass of normalise(). \param forward its values.
+/// \param gamma `(1 × d)`. \param dy `(N × d)`. \return the gradients.
+/// \throws as layer_norm_backward() or rms_norm_backward() does.
+NormGradients normalise_backward(const NormForward& forward, const arma::rowvec& gamma,
+                                 const arma::mat& dy);
+
 /// \brief One block's forward pass, kept for its backward pass.
 struct BlockForward {
   arma::mat input;                         ///< `(N × d)`: \f$x\f$.
-  math::LayerNorm ln1;                     ///< the normalised input to attention.
+  NormForward ln1;                         ///< the normalised input to attention.
   std::vector<math::MultiHead> attention;  ///< per sequence: every head's weights and the output.
   arma::mat attention_keep;                ///< the attention branch's dropout mask, or empty.
   arma::mat middle;       ///< `(N × d)`: \f$u\f$, after the attention branch is added.
-  math::LayerNorm ln2;    ///< the normalised input to the MLP.
-  math::FeedForward mlp;  ///< the MLP's values.
+  NormForward ln2;        ///< the normalised input to the MLP.
+  math::FeedForward mlp;  ///< the GELU MLP's values (empty with SwiGLU).
+  math::SwiGlu swiglu;    ///< the SwiGLU MLP's values (empty with GELU).
   arma::mat mlp_keep;     ///< the MLP branch's dropout mask, or empty.
   arma::mat output;       ///< `(N × d)`: \f$x'\f$.
 };
 
-/// \brief The block over packed sequences: every sequence attends to itself, causally.
-/// \param block the weights. \param x `(N × d)`: the residual stream.
+/// \brief The attention mask of one sequence of \p n tokens: Mask::causal(), or
+///        Mask::causal_window() if the config sets a window.
+/// \param config the model's choices. \param n the sequence's length. \return `(n × n)`.
+math::Mask attention_mask(const TransformerConfig& config, arma::uword n);
+
+/// \brief The block over packed sequences: every sequence attends to itself, causally (within
+///        the window, if there is one), its queries and keys turned by RoPE at positions 0, 1, ...
+///        if the positions are rotary.
+/// \param block the weights. \param config the model's choices.
+/// \param x `(N × d)`: the residual stream.
 /// \param sequences from sequence_rows(). \param dropping the branches' dropout.
 /// \return every value the backward pass needs, \f$x'\f$ last.
-/// \throws as layer_norm(), multi_head_attention() and feed_forward() do.
-BlockForward block_forward(const BlockWeights& block, const arma::mat& x,
-                           const std::vector<SequenceRows>& sequences, const Dropping& dropping);
+/// \throws as normalise(), multi_head_attention() and the MLP do.
+BlockForward block_forward(const BlockWeights& block, const TransformerConfig& config,
+                           const arma::mat& x, const std::vector<SequenceRows>& sequences,
+                           const Dropping& dropping);
 
 /// \brief A block's gradients.
 struct BlockGradients {
@@ -64,22 +107,27 @@ struct BlockGradients {
 
 /// \brief The backward pass of block_forward(): the residual passes \f$\partial L/\partial x'\f$
 ///        straight through and each branch adds its own gradient.
-/// \param block,sequences as given to block_forward(). \param forward its result.
+/// \param block,config,sequences as given to block_forward(). \param forward its result.
 /// \param d_output `(N × d)`: \f$\partial L/\partial x'\f$.
 /// \return the weights' gradients and \f$\partial L/\partial x\f$.
-/// \throws as layer_norm_backward(), multi_head_backward() and feed_forward_backward() do.
-BlockGradients block_backward(const BlockWeights& block, const BlockForward& forward,
+/// \throws as normalise_backward(), multi_head_backward() and the MLP's backward pass do.
+BlockGradients block_backward(const BlockWeights& block, const TransformerConfig& config,
+                              const BlockForward& forward,
                               const std::vector<SequenceRows>& sequences,
                               const arma::mat& d_output);
 
 /// \brief One new token through the block, its keys and values appended to \p caches (one
-///        per head): the last row of block_forward() over every token so far, at
+///        per key/value head): the last row of block_forward() over every token so far, at
 ///        \f$O(t\,d)\f$ attention work instead of \f$O(t^2 d)\f$. Never drops out.
-/// \param block the weights. \param x `(1 × d)`: the token's residual stream.
-/// \param caches one KVCache per head, holding the earlier tokens' keys and values.
+/// \param block the weights. \param config the model's choices.
+/// \param x `(1 × d)`: the token's residual stream.
+/// \param position the token's position in its sequence (where RoPE turns its query and key).
+/// \param caches one KVCache per key/value head, holding the earlier tokens' keys (turned,
+///        with RoPE) and values; with a window, caches that keep the last \f$w\f$.
 /// \return `(1 × d)`: \f$x'\f$.
-/// \throws ShapeError if there is not one cache per head, or as attn::math::KVCache does.
-arma::mat block_step(const BlockWeights& block, const arma::mat& x,
-                     std::vector<math::KVCache>& caches);
+/// \throws ShapeError if there is not one cache per key/value head, or as
+///         attn::math::KVCache does.
+arma::mat block_step(const BlockWeights& block, const TransformerConfig& config, const arma::mat& x,
+                     arma::uword position, std::vector<math::KVCache>& caches);
 
 }  // namespace attn::gpt

@@ -19,8 +19,10 @@
 namespace attn::gpt {
 
 /// \brief Decoding one token at a time through chapter 09's KV cache: each block keeps the keys
-///        and values of the tokens read so far, one KVCache per head, so that a new token costs
-///        one query per head instead of a whole forward pass over the prefix.
+///        and values of the tokens read so far, one KVCache per key/value head, so that a new
+///        token costs one query per head instead of a whole forward pass over the prefix. With
+///        grouped-query attention the caches are fewer (\f$g\f$ per block, not \f$h\f$); with a
+///        sliding window each keeps the last \f$w\f$ tokens only.
 ///
 /// Token \f$t\f$ (at position \f$t\f$) runs block_step(), which is the last row of
 /// block_forward() on tokens \f$0 \dots t\f$: the logits it returns are the last row of
@@ -44,9 +46,15 @@ class Decoder {
   /// \brief The number of tokens read. \return \f$t\f$.
   [[nodiscard]] arma::uword size() const { return length_; }
 
+  /// \brief The bytes of keys and values the caches hold:
+  ///        \f$2 \cdot L \cdot g \cdot d_k \cdot 8\f$ per token held (doubles), with
+  ///        \f$\min(t, w)\f$ tokens held under a window of \f$w\f$, else \f$t\f$.
+  /// \return the sum of attn::math::KVCache::bytes() over every block and key/value head.
+  [[nodiscard]] arma::uword cache_bytes() const;
+
  private:
   const TransformerWeights* weights_;
-  std::vector<std::vector<math::KVCache>> caches_;  // [block][head]
+  std::vector<std::vector<math::KVCache>> caches_;  // [block][key/value head]
   arma::uword length_ = 0;
 };
 

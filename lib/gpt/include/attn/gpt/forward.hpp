@@ -39,7 +39,7 @@ struct TransformerForward {
   arma::mat x0_keep;                 ///< the dropout mask of the embeddings' sum, or empty.
   arma::mat x0;                      ///< `(N × d)`: embeddings plus positions (dropped out).
   std::vector<BlockForward> blocks;  ///< one per block.
-  math::LayerNorm ln_f;              ///< the final layer norm.
+  NormForward ln_f;                  ///< the final norm.
   arma::mat logits;                  ///< `(N × V)`: \f$z\f$.
 };
 

@@ -1,25 +1,30 @@
 /// \file
-/// \brief The GPT of chapters 10 and 11, a decoder-only transformer: its sizes, its weights
-///        and the typed list of its parameters. Its passes are in forward.hpp, one block's in
-///        block.hpp.
+/// \brief The GPT of chapters 10 to 12, a decoder-only transformer: its sizes and choices, its
+///        weights and the typed list of its parameters. Its passes are in forward.hpp, one
+///        block's in block.hpp.
 ///
 /// For input tokens \f$t_0 \dots t_{n-1}\f$ at positions \f$p_0 \dots p_{n-1}\f$:
 ///
 /// \f[ x^{(0)}_i = E_{t_i} + P_{p_i} \f]
-/// \f[ u = x^{(l)} + \mathrm{MultiHead}\big(\mathrm{LN}_1(x^{(l)})\big), \qquad
-///     x^{(l+1)} = u + \mathrm{MLP}\big(\mathrm{LN}_2(u)\big) \f]
-/// \f[ z = \mathrm{LN}_f(x^{(L)})\, W_U + b_U
-///     \qquad\text{or, with tied embeddings,}\qquad z = \mathrm{LN}_f(x^{(L)})\, E^\top \f]
+/// \f[ u = x^{(l)} + \mathrm{MultiHead}\big(\mathrm{Norm}_1(x^{(l)})\big), \qquad
+///     x^{(l+1)} = u + \mathrm{MLP}\big(\mathrm{Norm}_2(u)\big) \f]
+/// \f[ z = \mathrm{Norm}_f(x^{(L)})\, W_U + b_U
+///     \qquad\text{or, with tied embeddings,}\qquad z = \mathrm{Norm}_f(x^{(L)})\, E^\top \f]
 ///
 /// \f$E\f$ is the learned embedding `(V × d)`; \f$P\f$ the positions: chapter 07's sinusoidal
-/// table (fixed), a learned table `(max_length × d)`, or nothing (TransformerConfig::positions).
-/// MultiHead is the causal attention of chapter 08 with biases, MLP the GELU network of
-/// layers.hpp, LN layer norm. This is the "pre-norm" block: each branch reads a normalised copy
-/// of the residual stream and adds its result back. Row \f$i\f$ of the logits \f$z\f$ scores
-/// every token of the vocabulary as the token after \f$t_i\f$. With tied embeddings (GPT-2's
-/// choice, chapter 11) the output layer is the embedding read backwards: a token's logit is the
-/// dot product of the final state with that token's own embedding row, and the model has no
-/// \f$W_U, b_U\f$.
+/// table (fixed), a learned table `(max_length × d)`, or nothing (with no positions, or with
+/// rotary ones, which act inside attention instead). MultiHead is the causal attention of
+/// chapter 08 with biases, MLP the GELU network of layers.hpp, Norm layer norm: GPT-2's block,
+/// the "pre-norm" arrangement, in which each branch reads a normalised copy of the residual
+/// stream and adds its result back. Row \f$i\f$ of the logits \f$z\f$ scores every token of the
+/// vocabulary as the token after \f$t_i\f$. With tied embeddings (GPT-2's choice, chapter 11)
+/// the output layer is the embedding read backwards: a token's logit is the dot product of the
+/// final state with that token's own embedding row, and the model has no \f$W_U, b_U\f$.
+///
+/// Today's models changed this block in a few ways, each a choice of TransformerConfig
+/// (chapter 12 measures them): rotary positions (RoPE) inside attention, fewer key/value heads
+/// than query heads (grouped-query and multi-query attention), a sliding window of \f$w\f$
+/// keys, RMSNorm for layer norm and the SwiGLU MLP for GELU's.
 ///
 /// Training may drop out (chapter 11): with a rate \f$p > 0\f$ and a source of uniform draws,
 /// the forward pass applies dropout() to \f$x^{(0)}\f$ and to each branch's output before it is
@@ -34,6 +39,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 /// \brief The GPT layer: the model of chapters 10 and 11, its training and its decoding, built
@@ -41,28 +47,69 @@
 ///        random stream).
 namespace attn::gpt {
 
-/// \brief The sizes of a model: everything that fixes the shapes of its weights.
-struct TransformerConfig {
-  arma::uword vocabulary = 0;      ///< \f$V\f$, the number of words.
-  arma::uword d_model = 0;         ///< \f$d\f$, the width of the residual stream (even).
-  arma::uword heads = 1;           ///< \f$h\f$, dividing \f$d\f$.
-  arma::uword layers = 1;          ///< \f$L\f$, the number of blocks.
-  arma::uword d_ff = 0;            ///< the MLP's hidden width.
-  arma::uword max_length = 0;      ///< the longest input; positions run from 0 to this − 1.
-  bool positions = true;           ///< whether \f$P\f$ is added (off for chapter 10's ablation).
-  bool learned_positions = false;  ///< \f$P\f$ learned `(max_length × d)`, not sinusoidal.
-  bool tied_embeddings = false;    ///< \f$z = \mathrm{LN}_f(x) E^\top\f$: no \f$W_U, b_U\f$.
-  double dropout = 0.0;            ///< \f$p \in [0, 1)\f$, applied only when training.
+/// \brief Where a model learns word order from (chapter 12 compares the four).
+enum class Positions {
+  none,        ///< nothing: only the causal mask tells positions apart ("NoPE").
+  sinusoidal,  ///< chapter 07's fixed table \f$P\f$ added to the embeddings.
+  learned,     ///< a learned table \f$P\f$ `(max_length × d)` added to the embeddings (GPT-2).
+  rotary,      ///< RoPE: every head's queries and keys turned inside attention (Llama).
 };
 
-/// \brief One block's weights.
+/// \brief The normalisation before each branch and at the end.
+enum class Norm {
+  layer_norm,  ///< \f$\gamma \odot (x - \mu)/\sigma + \beta\f$ (GPT-2).
+  rms_norm,    ///< \f$\gamma \odot x / \mathrm{rms}(x)\f$: no centring, no \f$\beta\f$ (Llama).
+};
+
+/// \brief The MLP of each block.
+enum class Mlp {
+  gelu,    ///< \f$\mathrm{gelu}(x W_1 + b_1) W_2 + b_2\f$ (GPT-2).
+  swiglu,  ///< \f$(\mathrm{silu}(x W_{\text{gate}}) \odot x W_{\text{up}}) W_{\text{down}}\f$
+           ///< (Llama).
+};
+
+/// \brief The sizes of a model and its choices: everything that fixes the shapes of its weights
+///        and what its passes compute. The defaults are chapter 10's; GPT-2's block and a
+///        Llama-style block are two settings of the last five fields (chapter 12).
+struct TransformerConfig {
+  arma::uword vocabulary = 0;                   ///< \f$V\f$, the number of words.
+  arma::uword d_model = 0;                      ///< \f$d\f$, the width of the residual stream.
+  arma::uword heads = 1;                        ///< \f$h\f$, dividing \f$d\f$.
+  arma::uword layers = 1;                       ///< \f$L\f$, the number of blocks.
+  arma::uword d_ff = 0;                         ///< the MLP's hidden width.
+  arma::uword max_length = 0;                   ///< the longest input; positions 0 to this − 1.
+  Positions positions = Positions::sinusoidal;  ///< where word order comes from.
+  bool tied_embeddings = false;  ///< \f$z = \mathrm{LN}_f(x) E^\top\f$: no \f$W_U, b_U\f$.
+  double dropout = 0.0;          ///< \f$p \in [0, 1)\f$, applied only when training.
+  arma::uword kv_heads = 0;      ///< \f$g\f$ key/value heads, dividing \f$h\f$; 0 means \f$h\f$,
+                                 ///< 1 is multi-query attention (attn::math::MultiHeadWeights).
+  arma::uword window = 0;        ///< \f$w\f$: each token attends to the last \f$w\f$ only; 0: all.
+  Norm norm = Norm::layer_norm;  ///< the normalisation.
+  Mlp mlp = Mlp::gelu;           ///< the MLP.
+};
+
+/// \brief The name of a choice, as the config spells it (`"rotary"`, `"rms_norm"`, `"swiglu"`).
+/// \param positions,norm,mlp the choice. \return its name.
+std::string_view to_string(Positions positions);
+/// \copydoc to_string(Positions)
+std::string_view to_string(Norm norm);
+/// \copydoc to_string(Positions)
+std::string_view to_string(Mlp mlp);
+
+/// \brief The number of key/value heads of a model: TransformerConfig::kv_heads, or
+///        \f$h\f$ where it is 0. \param config the model's sizes. \return \f$g\f$.
+arma::uword key_value_heads(const TransformerConfig& config);
+
+/// \brief One block's weights. Which of them a block has depends on its config's choices: a
+///        weight the config does not use is left empty.
 struct BlockWeights {
-  arma::rowvec ln1_gamma;            ///< `(1 × d)`: the layer norm before attention.
-  arma::rowvec ln1_beta;             ///< `(1 × d)`.
-  math::MultiHeadWeights attention;  ///< four `(d × d)` matrices and four `(1 × d)` biases.
-  arma::rowvec ln2_gamma;            ///< `(1 × d)`: the layer norm before the MLP.
-  arma::rowvec ln2_beta;             ///< `(1 × d)`.
-  math::FeedForwardWeights mlp;      ///< `W1: (d × d_ff)`, `W2: (d_ff × d)` and their biases.
+  arma::rowvec ln1_gamma;            ///< `(1 × d)`: the norm before attention.
+  arma::rowvec ln1_beta;             ///< `(1 × d)`; empty with RMSNorm.
+  math::MultiHeadWeights attention;  ///< `W_Q, W_O: (d × d)`, `W_K, W_V: (d × g·d_k)`, biases.
+  arma::rowvec ln2_gamma;            ///< `(1 × d)`: the norm before the MLP.
+  arma::rowvec ln2_beta;             ///< `(1 × d)`; empty with RMSNorm.
+  math::FeedForwardWeights mlp;      ///< GELU: `W1: (d × d_ff)`, `W2: (d_ff × d)`, biases.
+  math::SwiGluWeights swiglu;        ///< SwiGLU: `W_gate, W_up: (d × d_ff)`, `W_down`.
 };
 
 /// \brief All of a model's weights. The same type holds their gradients.
@@ -71,16 +118,17 @@ struct TransformerWeights {
   arma::mat embedding;               ///< `E: (V × d)`, one row per word.
   arma::mat position_embedding;      ///< `P: (max_length × d)` if learned, else empty.
   std::vector<BlockWeights> blocks;  ///< \f$L\f$ blocks, the first applied first.
-  arma::rowvec lnf_gamma;            ///< `(1 × d)`: the final layer norm.
-  arma::rowvec lnf_beta;             ///< `(1 × d)`.
+  arma::rowvec lnf_gamma;            ///< `(1 × d)`: the final norm.
+  arma::rowvec lnf_beta;             ///< `(1 × d)`; empty with RMSNorm.
   arma::mat unembedding;             ///< `W_U: (d × V)`, empty with tied embeddings.
   arma::rowvec unembedding_bias;     ///< `b_U: (1 × V)`, empty with tied embeddings.
 };
 
 /// \brief Checks a model's sizes.
 /// \param config the sizes.
-/// \throws InputError if a size is 0, \f$d\f$ is odd with sinusoidal positions, positions are
-///         learned but off, \f$h \nmid d\f$ or the dropout rate is outside [0, 1).
+/// \throws InputError if a size is 0, \f$d\f$ is odd with sinusoidal positions, \f$d_k\f$ is odd
+///         with rotary ones, \f$h \nmid d\f$, \f$g \nmid h\f$ or the dropout rate is outside
+///         [0, 1).
 void check_config(const TransformerConfig& config);
 
 /// \brief Checks a model's weights against its sizes: the number of blocks, the embedding's,
@@ -96,9 +144,9 @@ void check_weights(const TransformerWeights& weights);
 enum class Role {
   token_embedding,     ///< \f$E\f$ (also the output layer when tied).
   position_embedding,  ///< \f$P\f$, when learned.
-  norm_gain,           ///< a layer norm's \f$\gamma\f$.
+  norm_gain,           ///< a norm's \f$\gamma\f$.
   norm_shift,          ///< a layer norm's \f$\beta\f$.
-  block_matrix,        ///< a matrix inside a block: \f$W_Q, W_K, W_V, W_O, W_1, W_2\f$.
+  block_matrix,        ///< a matrix inside a block: \f$W_Q, W_K, W_V, W_O\f$ and the MLP's.
   block_bias,          ///< a bias inside a block.
   unembedding,         ///< \f$W_U\f$, without tied embeddings.
   unembedding_bias,    ///< \f$b_U\f$, without tied embeddings.
@@ -132,9 +180,10 @@ using Parameter = ParameterOf<arma::mat>;             ///< a parameter to change
 using ConstParameter = ParameterOf<const arma::mat>;  ///< a parameter to read.
 
 /// \brief Every learned matrix of \p weights, in a fixed order: the embedding, the learned
-///        positions (if learned), then per block ln1 (gamma, beta), W_Q, W_K, W_V, W_O, b_Q, b_K,
-///        b_V, b_O, ln2 (gamma, beta), W1, b1, W2, b2; then the final layer norm, and
-///        \f$W_U\f$, \f$b_U\f$ unless the embeddings are tied.
+///        positions (if learned), then per block ln1 (gamma, and beta unless RMSNorm), W_Q, W_K,
+///        W_V, W_O, b_Q, b_K, b_V, b_O, ln2, then W1, b1, W2, b2 (GELU) or W_gate, W_up, W_down
+///        (SwiGLU); then the final norm, and \f$W_U\f$, \f$b_U\f$ unless the embeddings are
+///        tied.
 /// \param weights the model (or a gradient of it). \return pointers into \p weights.
 std::vector<Parameter> parameters(TransformerWeights& weights);
 
@@ -145,12 +194,13 @@ std::vector<ConstParameter> parameters(const TransformerWeights& weights);
 /// \param weights the model. \return the flags AdamW takes.
 std::vector<bool> decay_flags(const TransformerWeights& weights);
 
-/// \brief The number of learned numbers: \f$Vd + L(4d^2 + 4d + 2 d\,d_{ff} + d_{ff} + d + 4d)
-///        + 2d\f$, plus \f$dV + V\f$ unless the embeddings are tied, plus
-///        \f$d \cdot \text{max\_length}\f$ if the positions are learned.
+/// \brief The number of learned numbers: \f$Vd + L(A + M + 2n) + n\f$, plus \f$dV + V\f$
+///        unless the embeddings are tied, plus \f$d \cdot \text{max\_length}\f$ if the
+///        positions are learned. Attention has \f$A = 2d^2 + 2d\,g\,d_k + 2d + 2g\,d_k\f$
+///        (\f$4d^2 + 4d\f$ when \f$g = h\f$); the MLP \f$M = 2d\,d_{ff} + d_{ff} + d\f$ (GELU)
+///        or \f$3d\,d_{ff}\f$ (SwiGLU); a norm \f$n = 2d\f$ (layer norm) or \f$d\f$ (RMSNorm).
 /// \param config the sizes. \return the count.
-/// \throws InputError if a size is 0, \f$d\f$ is odd, \f$h \nmid d\f$ or the dropout rate is
-///         outside [0, 1).
+/// \throws InputError as check_config() does.
 arma::uword parameter_count(const TransformerConfig& config);
 
 /// The standard deviation init_transformer() draws the output layer, and with tied embeddings
@@ -167,8 +217,7 @@ inline constexpr double kSmallInitStd = 0.02;
 /// \param standard_normal returns a `(rows × cols)` matrix of \f$N(0, 1)\f$ draws (the book
 ///        passes numpy's `default_rng(seed).normal(size=(rows, cols))`).
 /// \return the weights.
-/// \throws InputError if a size is 0, \f$d\f$ is odd, \f$h \nmid d\f$, the dropout rate is
-///         outside [0, 1), or a draw holds a NaN or an infinity.
+/// \throws InputError as check_config() does, or if a draw holds a NaN or an infinity.
 /// \throws ShapeError if \p standard_normal returns a matrix of another shape than asked.
 TransformerWeights init_transformer(
     const TransformerConfig& config,

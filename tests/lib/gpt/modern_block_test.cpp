@@ -1,0 +1,257 @@
+// Chapter 12's choices in the GPT (TransformerConfig: positions, key/value heads, window, norm,
+// MLP): for GPT-2's block, each change alone and all of them together, every gradient against
+// finite differences, the KV-cached decoder against the whole forward pass, the parameter count
+// against the shapes, and the cache's bytes against 2 · L · g · d_k · 8 per token.
+#include <attn/gpt/decoder.hpp>
+#include <attn/gpt/float32_step.hpp>
+#include <attn/gpt/forward.hpp>
+#include <attn/math/validate.hpp>
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fixture_blocks.hpp"
+#include "random_gpt.hpp"
+
+namespace {
+
+namespace gpt = attn::gpt;
+
+// One model of the comparison: GPT-2's block with some choices changed.
+struct Choice {
+  std::string name;
+  gpt::TransformerConfig config;
+};
+
+gpt::TransformerConfig gpt2() {
+  return {.vocabulary = 7,
+          .d_model = 8,
+          .heads = 4,  // d_k = 2: one rotary pair per head
+          .layers = 2,
+          .d_ff = 6,
+          .max_length = 6,
+          .positions = gpt::Positions::learned,
+          .tied_embeddings = true};
+}
+
+std::vector<Choice> choices() {
+  std::vector<Choice> list{{"gpt2", gpt2()}};
+  const auto changed = [&](const std::string& name, auto change) {
+    gpt::TransformerConfig c = gpt2();
+    change(c);
+    list.push_back({name, c});
+  };
+  changed("no_positions", [](auto& c) { c.positions = gpt::Positions::none; });
+  changed("sinusoidal", [](auto& c) { c.positions = gpt::Positions::sinusoidal; });
+  changed("rotary", [](auto& c) { c.positions = gpt::Positions::rotary; });
+  changed("gqa", [](auto& c) { c.kv_heads = 2; });
+  changed("mqa", [](auto& c) { c.kv_heads = 1; });
+  changed("window", [](auto& c) { c.window = 3; });
+  changed("rms_norm", [](auto& c) { c.norm = gpt::Norm::rms_norm; });
+  changed("swiglu", [](auto& c) { c.mlp = gpt::Mlp::swiglu; });
+  changed("untied_today", [](auto& c) {
+    c.tied_embeddings = false;
+    c.positions = gpt::Positions::rotary;
+    c.kv_heads = 2;
+    c.window = 3;
+    c.norm = gpt::Norm::rms_norm;
+    c.mlp = gpt::Mlp::swiglu;
+  });
+  changed("today", [](auto& c) {
+    c.positions = gpt::Positions::rotary;
+    c.kv_heads = 2;
+    c.window = 3;
+    c.norm = gpt::Norm::rms_norm;
+    c.mlp = gpt::Mlp::swiglu;
+  });
+  return list;
+}
+
+class ModernBlock : public ::testing::TestWithParam<Choice> {};
+
+const std::vector<arma::uvec> kSentences{{1, 4, 2, 6, 0, 3, 5}, {3, 3, 5}, {6, 1}};
+
+// Central differences of the loss, entry by entry, against the backward pass: the largest
+// difference within 1e-6 of the matrix's largest gradient (plus 1e-9 for the rounding noise of
+// the loss, which is what a gradient that is exactly 0, as b_K's without RoPE, shows).
+TEST_P(ModernBlock, EveryGradientMatchesFiniteDifferences) {
+  gpt::TransformerWeights w = attn_test::random_model(GetParam().config, 311);
+  const gpt::PackedBatch batch = gpt::pack_sentences(kSentences);
+  gpt::TransformerWeights gradients = gpt::transformer_step(w, batch).gradients;
+  const std::vector<gpt::Parameter> grads = gpt::parameters(gradients);
+  const std::vector<gpt::Parameter> params = gpt::parameters(w);
+  ASSERT_EQ(grads.size(), params.size());
+  constexpr double kStep = 1e-5;
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    ASSERT_EQ(grads[k].name, params[k].name);
+    arma::mat& value = *params[k].value;
+    const arma::mat& analytic = *grads[k].value;
+    arma::mat numeric(arma::size(value));
+    for (arma::uword i = 0; i < value.n_elem; ++i) {
+      const double original = value(i);
+      value(i) = original + kStep;
+      const double up = gpt::transformer_step(w, batch).loss;
+      value(i) = original - kStep;
+      const double down = gpt::transformer_step(w, batch).loss;
+      value(i) = original;
+      numeric(i) = (up - down) / (2 * kStep);
+    }
+    EXPECT_LE(arma::abs(numeric - analytic).max(), 1e-6 * arma::abs(analytic).max() + 1e-9)
+        << params[k].name << ": largest gradient " << arma::abs(analytic).max();
+  }
+}
+
+TEST_P(ModernBlock, CachedDecoderEqualsTheWholeForwardPassWithin1e12) {
+  const gpt::TransformerWeights w = attn_test::random_model(GetParam().config, 312);
+  const arma::uvec text{5, 0, 6, 6, 2, 1};  // max_length tokens: past the window of 3
+  const arma::mat whole = gpt::sentence_logits(w, text);
+  gpt::Decoder decoder(w);
+  for (arma::uword t = 0; t < text.n_elem; ++t)
+    EXPECT_LE(arma::abs(decoder.append(text(t)) - whole.row(t)).max(), 1e-12) << "token " << t;
+}
+
+TEST_P(ModernBlock, ParameterCountIsTheSumOfTheShapes) {
+  const gpt::TransformerConfig& c = GetParam().config;
+  gpt::TransformerWeights w = attn_test::random_model(c, 313);
+  arma::uword total = 0;
+  for (const gpt::Parameter& p : gpt::parameters(w))
+    total += p.value->n_elem;
+  EXPECT_EQ(gpt::parameter_count(c), total);
+}
+
+TEST_P(ModernBlock, CacheHoldsTwoLayersTimesKeyValueHeadsTimesDkDoublesPerToken) {
+  const gpt::TransformerConfig& c = GetParam().config;
+  const gpt::TransformerWeights w = attn_test::random_model(c, 314);
+  const arma::uword d_k = c.d_model / c.heads;
+  const arma::uword per_token = 2 * c.layers * gpt::key_value_heads(c) * d_k * sizeof(double);
+  gpt::Decoder decoder(w);
+  for (arma::uword t = 1; t <= c.max_length; ++t) {
+    decoder.append(t % c.vocabulary);
+    const arma::uword held = c.window == 0 ? t : std::min(t, c.window);
+    EXPECT_EQ(decoder.cache_bytes(), held * per_token) << "after " << t << " tokens";
+  }
+}
+
+std::string choice_name(const ::testing::TestParamInfo<Choice>& info) {
+  return info.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(FromGpt2ToToday, ModernBlock, ::testing::ValuesIn(choices()), choice_name);
+
+// Today's block (RoPE, 2 key/value heads for 4 query heads, a window of 3, RMSNorm, SwiGLU, tied
+// embeddings) against a model of PyTorch's own modules (tests/data/generate_modern_fixtures.py).
+TEST(ModernBlock, TodaysGptEqualsPyTorchWithin1e10) {
+  const auto fixture = attn_test::fixture_blocks("torch_modern.txt");
+  const auto at = [&](const std::string& name) -> const arma::mat& {
+    const auto found = fixture.find(name);
+    if (found == fixture.end())
+      throw std::runtime_error("torch_modern.txt has no block " + name);
+    return found->second;
+  };
+  const arma::mat c = at("gpt config");
+  gpt::TransformerWeights w;
+  w.config = {.vocabulary = arma::uword(c(0)),
+              .d_model = arma::uword(c(1)),
+              .heads = arma::uword(c(2)),
+              .layers = arma::uword(c(3)),
+              .d_ff = arma::uword(c(4)),
+              .max_length = arma::uword(c(5)),
+              .positions = gpt::Positions::rotary,
+              .tied_embeddings = true,
+              .kv_heads = arma::uword(c(6)),
+              .window = arma::uword(c(7)),
+              .norm = gpt::Norm::rms_norm,
+              .mlp = gpt::Mlp::swiglu};
+  w.blocks.resize(w.config.layers);
+  for (gpt::BlockWeights& b : w.blocks) {
+    b.attention.heads = w.config.heads;
+    b.attention.kv_heads = w.config.kv_heads;
+  }
+  for (gpt::Parameter& p : gpt::parameters(w))
+    *p.value = at("gpt weight " + p.name);
+  const arma::uvec sentence = arma::conv_to<arma::uvec>::from(at("gpt sentence"));
+  const gpt::TransformerStep step = gpt::transformer_step(w, gpt::pack_sentences({sentence}));
+  EXPECT_NEAR(step.loss, at("gpt loss")(0), 1e-10);
+  EXPECT_LE(arma::abs(step.logits - at("gpt logits")).max(), 1e-10);
+  gpt::TransformerWeights gradients = step.gradients;
+  for (const gpt::Parameter& g : gpt::parameters(gradients)) {
+    const arma::mat theirs = at("gpt gradient " + g.name);
+    ASSERT_EQ(arma::size(*g.value), arma::size(theirs)) << g.name;
+    EXPECT_LE(arma::abs(*g.value - theirs).max(), 1e-10) << g.name;
+  }
+}
+
+TEST(ModernBlock, FewerKeyValueHeadsShrinkTheCacheByTheirRatio) {
+  // d = 8, 4 heads of 2, 2 layers: 2 · 2 · g · 2 · 8 bytes per token.
+  for (const auto& [kv_heads, bytes] :
+       {std::pair<arma::uword, arma::uword>{0, 256}, {2, 128}, {1, 64}}) {
+    gpt::TransformerConfig c = gpt2();
+    c.kv_heads = kv_heads;
+    const gpt::TransformerWeights w = attn_test::random_model(c, 315);
+    gpt::Decoder decoder(w);
+    decoder.append(1);
+    EXPECT_EQ(decoder.cache_bytes(), bytes) << kv_heads << " key/value heads";
+  }
+}
+
+TEST(ModernBlock, WindowedCacheStopsGrowingAtTheWindow) {
+  gpt::TransformerConfig full = gpt2();
+  full.positions = gpt::Positions::rotary;
+  full.max_length = 40;
+  gpt::TransformerConfig windowed = full;
+  windowed.window = 8;
+  const gpt::TransformerWeights w_full = attn_test::random_model(full, 316);
+  const gpt::TransformerWeights w_windowed = attn_test::random_model(windowed, 316);
+  gpt::Decoder growing(w_full);
+  gpt::Decoder flat(w_windowed);
+  arma::uword bytes_at_window = 0;
+  for (arma::uword t = 1; t <= full.max_length; ++t) {
+    growing.append(t % full.vocabulary);
+    flat.append(t % full.vocabulary);
+    if (t == windowed.window)
+      bytes_at_window = flat.cache_bytes();
+  }
+  EXPECT_EQ(flat.cache_bytes(), bytes_at_window);
+  EXPECT_EQ(growing.cache_bytes(), bytes_at_window * full.max_length / windowed.window);
+}
+
+TEST(ModernBlock, RefusesChoicesThatDoNotFit) {
+  gpt::TransformerConfig c = gpt2();
+  c.kv_heads = 3;  // 3 does not divide 4
+  try {
+    gpt::check_config(c);
+    FAIL() << "3 key/value heads for 4 heads were accepted";
+  } catch (const attn::math::InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "transformer: 3 key/value heads cannot be shared by 4 query heads equally");
+  }
+  c = gpt2();
+  c.kv_heads = 8;
+  EXPECT_THROW(gpt::check_config(c), attn::math::InputError);
+  c = gpt2();
+  c.d_model = 12;  // 4 heads of 3: RoPE needs pairs
+  c.positions = gpt::Positions::rotary;
+  try {
+    gpt::check_config(c);
+    FAIL() << "rotary positions with d_k = 3 were accepted";
+  } catch (const attn::math::InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "transformer: rotary positions turn pairs of columns, so d_k = 3 must be even");
+  }
+}
+
+TEST(ModernBlock, Float32StepRefusesABlockOtherThanGpt2sNamingTheChoices) {
+  gpt::TransformerConfig c = gpt2();
+  c.norm = gpt::Norm::rms_norm;
+  try {
+    gpt::Float32Step step(c);
+    FAIL() << "the float32 step accepted RMSNorm";
+  } catch (const attn::math::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("rms_norm"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
