@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <string_view>
 #include <vector>
 
 namespace attn::gpt {
@@ -22,7 +23,7 @@ using arma::fmat;
 using arma::fvec;
 using arma::uword;
 
-constexpr float kLayerNormEpsilon = 1e-5f;  // PyTorch's default, as math::layer_norm's
+constexpr float kNormEpsilon = 1e-5f;  // PyTorch's default, as math::layer_norm's and rms_norm's
 // Queries per block of causal attention. At 128 tokens the blocks compute 1 + 2 + 3 + 4 = 10 of
 // the 16 (32 × 32) tiles of the full products, forwards and backwards.
 constexpr arma::uword kQueryBlock = 32;
@@ -91,15 +92,71 @@ void add_to_columns(fmat& M, const fvec& v) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The weights in float: a block's, with W_Q, W_K, W_V side by side.
+// The weights in float: a block's, with W_Q, W_K, W_V side by side, and SwiGLU's W_gate, W_up.
+// With g key/value heads of d_k, W_K and W_V are (d × g·d_k): g = h (d_kv = d) but for
+// grouped-query attention.
 
 struct BlockF {
-  fmat W_QKV;  // (d × 3d): [W_Q W_K W_V]
+  fmat W_QKV;  // (d × (d + 2 d_kv)): [W_Q W_K W_V]
   fmat W_O;    // (d × d)
-  fmat W1;     // (d × d_ff)
-  fmat W2;     // (d_ff × d)
-  fvec ln1_gamma, ln1_beta, b_QKV, b_O, ln2_gamma, ln2_beta, b1, b2;
+  fmat W1;     // GELU: (d × d_ff); SwiGLU: (d × 2 d_ff), [W_gate W_up]
+  fmat W2;     // (d_ff × d): GELU's W2 or SwiGLU's W_down
+  fvec ln1_gamma, ln1_beta, b_QKV, b_O, ln2_gamma, ln2_beta;  // no betas with RMSNorm
+  fvec b1, b2;                                                // GELU's only
 };
+
+// A block's weights of the shapes its config gives them (check_weights() checks the rest of the
+// model; the reference's layers check these as they use them), before they are copied. The
+// weight is named as parameters() names it, `blocks.1.attention.W_K`, in the message alone: a
+// step that passes allocates nothing here.
+void require_shape(uword layer, std::string_view name, const arma::mat& m, uword rows, uword cols) {
+  if (m.n_rows != rows || m.n_cols != cols)
+    throw math::ShapeError(fmt::format("Float32Step: blocks.{}.{} is {}, not ({} × {})", layer,
+                                       name, math::shape_of(m), rows, cols));
+}
+void require_length(uword layer, std::string_view name, const arma::rowvec& v, uword count) {
+  if (v.n_elem != count)
+    throw math::ShapeError(fmt::format("Float32Step: blocks.{}.{} has {} entries, not {}", layer,
+                                       name, v.n_elem, count));
+}
+
+void check_block(const BlockWeights& b, uword l, const TransformerConfig& c) {
+  const uword d = c.d_model, d_kv = key_value_heads(c) * (d / c.heads), f = c.d_ff;
+  const uword betas = c.norm == Norm::layer_norm ? d : 0;
+  const math::MultiHeadWeights& W = b.attention;
+  require_shape(l, "attention.W_Q", W.W_Q, d, d);
+  require_shape(l, "attention.W_K", W.W_K, d, d_kv);
+  require_shape(l, "attention.W_V", W.W_V, d, d_kv);
+  require_shape(l, "attention.W_O", W.W_O, d, d);
+  require_length(l, "attention.b_Q", W.b_Q, d);
+  require_length(l, "attention.b_K", W.b_K, d_kv);
+  require_length(l, "attention.b_V", W.b_V, d_kv);
+  require_length(l, "attention.b_O", W.b_O, d);
+  require_length(l, "ln1.gamma", b.ln1_gamma, d);
+  require_length(l, "ln1.beta", b.ln1_beta, betas);
+  require_length(l, "ln2.gamma", b.ln2_gamma, d);
+  require_length(l, "ln2.beta", b.ln2_beta, betas);
+  if (c.mlp == Mlp::gelu) {
+    require_shape(l, "mlp.W1", b.mlp.W1, d, f);
+    require_length(l, "mlp.b1", b.mlp.b1, f);
+    require_shape(l, "mlp.W2", b.mlp.W2, f, d);
+    require_length(l, "mlp.b2", b.mlp.b2, d);
+  } else {
+    require_shape(l, "swiglu.W_gate", b.swiglu.W_gate, d, f);
+    require_shape(l, "swiglu.W_up", b.swiglu.W_up, d, f);
+    require_shape(l, "swiglu.W_down", b.swiglu.W_down, f, d);
+  }
+}
+
+// And the final norm's.
+void check_final_norm(const TransformerWeights& w) {
+  const uword d = w.config.d_model;
+  const uword betas = w.config.norm == Norm::layer_norm ? d : 0;
+  if (w.lnf_gamma.n_elem != d || w.lnf_beta.n_elem != betas)
+    throw math::ShapeError(
+        fmt::format("Float32Step: lnf.gamma has {} entries and lnf.beta {}, not {} and {}",
+                    w.lnf_gamma.n_elem, w.lnf_beta.n_elem, d, betas));
+}
 
 // The weights are rounded into the same float matrices at every step: no memory is allocated
 // once the first step has sized them.
@@ -115,27 +172,38 @@ void round_into(fvec& to, const arma::rowvec& from) {
   round_into(to.memptr(), from);
 }
 
-void round_into(BlockF& to, const BlockWeights& b) {
+// A block's weights, of the shapes check_block() checked, rounded: the MLP's as its kind has.
+void round_into(BlockF& to, const BlockWeights& b, Mlp mlp) {
   const math::MultiHeadWeights& W = b.attention;
   const uword d = W.W_Q.n_rows;
-  to.W_QKV.set_size(d, 3 * d);
-  to.b_QKV.set_size(3 * d);
+  const uword d_kv = W.W_K.n_cols;
+  to.W_QKV.set_size(d, d + 2 * d_kv);
+  to.b_QKV.set_size(d + 2 * d_kv);
   const std::array<const arma::mat*, 3> matrices = {&W.W_Q, &W.W_K, &W.W_V};
   const std::array<const arma::rowvec*, 3> biases = {&W.b_Q, &W.b_K, &W.b_V};
+  const std::array<uword, 3> columns = {0, d, d + d_kv};
   for (uword k = 0; k < 3; ++k) {  // side by side: [W_Q W_K W_V], [b_Q b_K b_V]
-    round_into(to.W_QKV.colptr(k * d), *matrices[k]);
-    round_into(to.b_QKV.memptr() + k * d, *biases[k]);
+    round_into(to.W_QKV.colptr(columns[k]), *matrices[k]);
+    round_into(to.b_QKV.memptr() + columns[k], *biases[k]);
   }
   round_into(to.W_O, W.W_O);
-  round_into(to.W1, b.mlp.W1);
-  round_into(to.W2, b.mlp.W2);
   round_into(to.ln1_gamma, b.ln1_gamma);
   round_into(to.ln1_beta, b.ln1_beta);
   round_into(to.b_O, W.b_O);
   round_into(to.ln2_gamma, b.ln2_gamma);
   round_into(to.ln2_beta, b.ln2_beta);
-  round_into(to.b1, b.mlp.b1);
-  round_into(to.b2, b.mlp.b2);
+  if (mlp == Mlp::gelu) {
+    round_into(to.W1, b.mlp.W1);
+    round_into(to.W2, b.mlp.W2);
+    round_into(to.b1, b.mlp.b1);
+    round_into(to.b2, b.mlp.b2);
+  } else {  // side by side: [W_gate W_up]
+    const uword d_ff = b.swiglu.W_gate.n_cols;
+    to.W1.set_size(d, 2 * d_ff);
+    round_into(to.W1.colptr(0), b.swiglu.W_gate);
+    round_into(to.W1.colptr(d_ff), b.swiglu.W_up);
+    round_into(to.W2, b.swiglu.W_down);
+  }
 }
 
 // And the gradients widened back into double, into the same matrices at every step.
@@ -154,38 +222,51 @@ void widen_into(arma::rowvec& to, const fvec& from) {
   widen_into(to, from.memptr(), from.n_elem);
 }
 
-void widen_into(BlockWeights& to, const BlockF& g, uword heads) {
+void widen_into(BlockWeights& to, const BlockF& g, const TransformerConfig& c) {
   const uword d = g.W_O.n_rows;
+  const uword d_kv = (g.W_QKV.n_cols - d) / 2;
   math::MultiHeadWeights& W = to.attention;
-  W.heads = heads;
+  W.heads = c.heads;
+  W.kv_heads = c.kv_heads;
   const std::array<arma::mat*, 3> matrices = {&W.W_Q, &W.W_K, &W.W_V};
   const std::array<arma::rowvec*, 3> biases = {&W.b_Q, &W.b_K, &W.b_V};
+  const std::array<uword, 3> columns = {0, d, d + d_kv};
+  const std::array<uword, 3> widths = {d, d_kv, d_kv};
   for (uword k = 0; k < 3; ++k) {
-    widen_into(*matrices[k], g.W_QKV.colptr(k * d), d, d);
-    widen_into(*biases[k], g.b_QKV.memptr() + k * d, d);
+    widen_into(*matrices[k], g.W_QKV.colptr(columns[k]), d, widths[k]);
+    widen_into(*biases[k], g.b_QKV.memptr() + columns[k], widths[k]);
   }
   widen_into(W.W_O, g.W_O);
   widen_into(W.b_O, g.b_O);
   widen_into(to.ln1_gamma, g.ln1_gamma);
-  widen_into(to.ln1_beta, g.ln1_beta);
+  widen_into(to.ln1_beta, g.ln1_beta);  // empty with RMSNorm
   widen_into(to.ln2_gamma, g.ln2_gamma);
   widen_into(to.ln2_beta, g.ln2_beta);
-  widen_into(to.mlp.W1, g.W1);
-  widen_into(to.mlp.b1, g.b1);
-  widen_into(to.mlp.W2, g.W2);
-  widen_into(to.mlp.b2, g.b2);
+  if (c.mlp == Mlp::gelu) {
+    widen_into(to.mlp.W1, g.W1);
+    widen_into(to.mlp.b1, g.b1);
+    widen_into(to.mlp.W2, g.W2);
+    widen_into(to.mlp.b2, g.b2);
+  } else {
+    const uword d_ff = g.W2.n_rows;
+    widen_into(to.swiglu.W_gate, g.W1.colptr(0), d, d_ff);
+    widen_into(to.swiglu.W_up, g.W1.colptr(d_ff), d, d_ff);
+    widen_into(to.swiglu.W_down, g.W2);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Layer norm, one column (token) at a time: y = γ ⊙ x̂ + β with x̂ = (x − μ)/sqrt(σ² + ε).
+// The norms, one column (token) at a time. Layer norm: y = γ ⊙ x̂ + β with
+// x̂ = (x − μ)/sqrt(σ² + ε). RMSNorm: y = γ ⊙ x̂ with x̂ = x/sqrt(mean(x²) + ε), no centring and
+// no β.
 
-struct LayerNormF {
+struct NormF {
   fmat normalised;  // (d × N): x̂
   fmat y;           // (d × N)
-  fvec inv_std;     // (N): 1/sqrt(σ² + ε)
+  fvec inv_std;     // (N): 1/sqrt(σ² + ε), or 1/sqrt(mean(x²) + ε)
 };
 
-void layer_norm(const fmat& x, const fvec& gamma, const fvec& beta, LayerNormF& ln) {
+void layer_norm(const fmat& x, const fvec& gamma, const fvec& beta, NormF& ln) {
   const uword d = x.n_rows;
   ln.normalised.set_size(arma::size(x));
   ln.y.set_size(arma::size(x));
@@ -200,7 +281,7 @@ void layer_norm(const fmat& x, const fvec& gamma, const fvec& beta, LayerNormF& 
     float squares = 0.0f;
     for (uword i = 0; i < d; ++i)
       squares += (in[i] - mean) * (in[i] - mean);
-    const float inv_std = 1.0f / std::sqrt(squares / static_cast<float>(d) + kLayerNormEpsilon);
+    const float inv_std = 1.0f / std::sqrt(squares / static_cast<float>(d) + kNormEpsilon);
     float* normalised = ln.normalised.colptr(j);
     float* y = ln.y.colptr(j);
     for (uword i = 0; i < d; ++i) {
@@ -213,8 +294,8 @@ void layer_norm(const fmat& x, const fvec& gamma, const fvec& beta, LayerNormF& 
 
 // dx += ∂L/∂x given dy = ∂L/∂y: with g = γ ⊙ dy, dx = (g − mean(g) − x̂ mean(g ⊙ x̂)) / σ;
 // and the parameters' gradients, summed over the tokens: dγ = Σ dy ⊙ x̂, dβ = Σ dy.
-void layer_norm_backward(const LayerNormF& ln, const fvec& gamma, const fmat& dy, fmat& dx,
-                         fvec& dgamma, fvec& dbeta) {
+void layer_norm_backward(const NormF& ln, const fvec& gamma, const fmat& dy, fmat& dx, fvec& dgamma,
+                         fvec& dbeta) {
   const uword d = dy.n_rows;
 #pragma omp parallel for
   for (uword j = 0; j < dy.n_cols; ++j) {
@@ -244,6 +325,73 @@ void layer_norm_backward(const LayerNormF& ln, const fvec& gamma, const fmat& dy
   }
 }
 
+void rms_norm(const fmat& x, const fvec& gamma, NormF& rms) {
+  const uword d = x.n_rows;
+  rms.normalised.set_size(arma::size(x));
+  rms.y.set_size(arma::size(x));
+  rms.inv_std.set_size(x.n_cols);
+#pragma omp parallel for
+  for (uword j = 0; j < x.n_cols; ++j) {
+    const float* in = x.colptr(j);
+    float squares = 0.0f;
+    for (uword i = 0; i < d; ++i)
+      squares += in[i] * in[i];
+    const float inv_rms = 1.0f / std::sqrt(squares / static_cast<float>(d) + kNormEpsilon);
+    float* normalised = rms.normalised.colptr(j);
+    float* y = rms.y.colptr(j);
+    for (uword i = 0; i < d; ++i) {
+      normalised[i] = in[i] * inv_rms;
+      y[i] = gamma[i] * normalised[i];
+    }
+    rms.inv_std[j] = inv_rms;
+  }
+}
+
+// dx += ∂L/∂x given dy: with g = γ ⊙ dy, dx = (g − x̂ mean(g ⊙ x̂)) / rms (layer norm's without
+// its − mean(g)); dγ = Σ dy ⊙ x̂.
+void rms_norm_backward(const NormF& rms, const fvec& gamma, const fmat& dy, fmat& dx,
+                       fvec& dgamma) {
+  const uword d = dy.n_rows;
+#pragma omp parallel for
+  for (uword j = 0; j < dy.n_cols; ++j) {
+    const float* g_in = dy.colptr(j);
+    const float* normalised = rms.normalised.colptr(j);
+    float mean_gx = 0.0f;
+    for (uword i = 0; i < d; ++i)
+      mean_gx += gamma[i] * g_in[i] * normalised[i];
+    mean_gx /= static_cast<float>(d);
+    float* out = dx.colptr(j);
+    for (uword i = 0; i < d; ++i)
+      out[i] += (gamma[i] * g_in[i] - normalised[i] * mean_gx) * rms.inv_std[j];
+  }
+  dgamma.zeros(d);
+  for (uword j = 0; j < dy.n_cols; ++j) {
+    const float* g_in = dy.colptr(j);
+    const float* normalised = rms.normalised.colptr(j);
+    for (uword i = 0; i < d; ++i)
+      dgamma[i] += g_in[i] * normalised[i];
+  }
+}
+
+// The model's norm: layer norm, or RMSNorm (which ignores β, empty).
+void normalise(Norm kind, const fmat& x, const fvec& gamma, const fvec& beta, NormF& out) {
+  if (kind == Norm::layer_norm)
+    layer_norm(x, gamma, beta, out);
+  else
+    rms_norm(x, gamma, out);
+}
+
+// Its backward pass: dx += ∂L/∂x, and dγ, dβ (left empty with RMSNorm).
+void normalise_backward(Norm kind, const NormF& f, const fvec& gamma, const fmat& dy, fmat& dx,
+                        fvec& dgamma, fvec& dbeta) {
+  if (kind == Norm::layer_norm) {
+    layer_norm_backward(f, gamma, dy, dx, dgamma, dbeta);
+  } else {
+    rms_norm_backward(f, gamma, dy, dx, dgamma);
+    dbeta.reset();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // GELU, gelu(h) = h Φ(h), with Φ(h) = (1 + erf(h/√2))/2 and erf from Abramowitz and Stegun
 // 7.1.26: erf(x) = 1 − (a1 t + a2 t² + a3 t³ + a4 t⁴ + a5 t⁵) e^(−x²), t = 1/(1 + p x), x ≥ 0,
@@ -253,17 +401,17 @@ void layer_norm_backward(const LayerNormF& ln, const fvec& gamma, const fmat& dy
 struct GeluF {
   fmat cdf;    // (d_ff × N): Φ(h)
   fmat gauss;  // (d_ff × N): e^(−h²/2)
-  fmat y;      // (d_ff × N): h Φ(h)
 };
 
-void gelu(const fmat& h, GeluF& g) {
+// y = h Φ(h), keeping Φ and the Gaussian in g.
+void gelu(const fmat& h, GeluF& g, fmat& y_all) {
   constexpr float p = 0.3275911f;
   constexpr float a1 = 0.254829592f, a2 = -0.284496736f, a3 = 1.421413741f, a4 = -1.453152027f,
                   a5 = 1.061405429f;
   constexpr auto inv_sqrt2 = static_cast<float>(std::numbers::sqrt2 / 2);
   g.cdf.set_size(arma::size(h));
   g.gauss.set_size(arma::size(h));
-  g.y.set_size(arma::size(h));
+  y_all.set_size(arma::size(h));
 #pragma omp parallel for
   for (uword j = 0; j < h.n_cols; ++j) {
     const float* in = h.colptr(j);
@@ -272,7 +420,7 @@ void gelu(const fmat& h, GeluF& g) {
       gauss[i] = -0.5f * in[i] * in[i];
     fast::exp_shifted(gauss, h.n_rows, 0.0f);
     float* cdf = g.cdf.colptr(j);
-    float* y = g.y.colptr(j);
+    float* y = y_all.colptr(j);
     for (uword i = 0; i < h.n_rows; ++i) {
       const float t = 1.0f / (1.0f + p * std::abs(in[i]) * inv_sqrt2);
       const float tail = t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5)))) * gauss[i];
@@ -298,16 +446,68 @@ void gelu_backward(const fmat& h, const GeluF& g, fmat& d) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// SwiGLU's middle, silu(gate) ⊙ up with silu(a) = a σ(a). σ(a) = 1/(1 + e^(−a)) for a ≥ 0 and
+// e^a/(1 + e^a) below, both from e^(−|a|) ≤ 1, which never overflows: one vectorised
+// exponential per entry, as GELU's.
+
+struct SwiGluF {
+  fmat sigmoid;  // (d_ff × N): σ(gate)
+};
+
+// pre (2 d_ff × N) holds the gate above up, per column; y = silu(gate) ⊙ up.
+void swiglu(const fmat& pre, SwiGluF& s, fmat& y_all) {
+  const uword d_ff = pre.n_rows / 2;
+  s.sigmoid.set_size(d_ff, pre.n_cols);
+  y_all.set_size(d_ff, pre.n_cols);
+#pragma omp parallel for
+  for (uword j = 0; j < pre.n_cols; ++j) {
+    const float* gate = pre.colptr(j);
+    const float* up = gate + d_ff;
+    float* sigmoid = s.sigmoid.colptr(j);
+    for (uword i = 0; i < d_ff; ++i)
+      sigmoid[i] = -std::abs(gate[i]);
+    fast::exp_shifted(sigmoid, d_ff, 0.0f);  // e^(−|a|)
+    float* y = y_all.colptr(j);
+    for (uword i = 0; i < d_ff; ++i) {
+      sigmoid[i] = (gate[i] >= 0.0f ? 1.0f : sigmoid[i]) / (1.0f + sigmoid[i]);
+      y[i] = gate[i] * sigmoid[i] * up[i];
+    }
+  }
+}
+
+// Given dy = ∂L/∂y (d_ff × N), into d_pre (2 d_ff × N): the gate's rows
+// dy ⊙ up ⊙ silu'(gate), silu'(a) = σ(a)(1 + a(1 − σ(a))), and up's rows dy ⊙ silu(gate).
+void swiglu_backward(const fmat& pre, const SwiGluF& s, const fmat& dy, fmat& d_pre) {
+  const uword d_ff = dy.n_rows;
+#pragma omp parallel for
+  for (uword j = 0; j < dy.n_cols; ++j) {
+    const float* gate = pre.colptr(j);
+    const float* up = gate + d_ff;
+    const float* sigmoid = s.sigmoid.colptr(j);
+    const float* in = dy.colptr(j);
+    float* d_gate = d_pre.colptr(j);
+    float* d_up = d_gate + d_ff;
+    for (uword i = 0; i < d_ff; ++i) {
+      const float silu = gate[i] * sigmoid[i];
+      d_gate[i] = in[i] * up[i] * (sigmoid[i] + silu * (1.0f - sigmoid[i]));
+      d_up[i] = in[i] * silu;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // What one block keeps from its forward pass for its backward pass.
 
 struct BlockActivations {
-  LayerNormF ln1;
-  fmat qkv;                  // (3d × N): Q, K and V, one column per token
+  NormF ln1;
+  fmat qkv;                  // (d + 2 d_kv × N): Q, K and V, one column per token (RoPE'd)
   std::vector<float> probs;  // per sentence and head, its (n × n) weights, one column per query
   fmat attended;             // (d × N): the heads' outputs side by side
-  LayerNormF ln2;
-  fmat pre;  // (d_ff × N): W1ᵀ LN2(u) + b1
-  GeluF hidden;
+  NormF ln2;
+  fmat pre;        // GELU: (d_ff × N), W1ᵀ LN2(u) + b1; SwiGLU: (2 d_ff × N), gate above up
+  GeluF gelu;      // GELU's values, or
+  SwiGluF swiglu;  // SwiGLU's
+  fmat hidden;     // (d_ff × N): gelu(pre), or silu(gate) ⊙ up: what W2 (W_down) reads
 };
 
 }  // namespace
@@ -315,6 +515,13 @@ struct BlockActivations {
 struct Float32Step::Work {
   TransformerConfig config;
   uword d = 0, heads = 0, d_head = 0, d_ff = 0, vocabulary = 0, max_length = 0;
+  uword kv_heads = 0;  // g: every key/value head is shared by `group` query heads
+  uword group = 0;
+  uword d_kv = 0;      // g·d_k: the rows of K, and of V, in qkv
+  uword qkv_rows = 0;  // d + 2 d_kv: Q, K and V, one column per token
+  uword mlp_rows = 0;  // the rows of W1ᵀ LN2(u): d_ff, or 2 d_ff with SwiGLU (gate and up)
+  uword window = 0;    // w: query i sees keys i − w < j ≤ i; max_length without a window
+                       // (or a wider one: no sentence is longer)
   float score_scale = 0.0f;
 
   // The model, rounded to float.
@@ -322,6 +529,8 @@ struct Float32Step::Work {
   fmat embedding_columns;  // (d × V): Eᵀ, for the embedding's look-ups
   fmat position_rows;      // (max_length × d): P, when learned
   fmat position_columns;   // (d × max_length): Pᵀ, learned or sinusoidal; empty without
+  fmat rotary_cos;         // (d_k/2 × max_length): column p holds cos(p θᵢ), with RoPE
+  fmat rotary_sin;         // and sin(p θᵢ); empty without
   std::vector<BlockF> blocks;
   fvec lnf_gamma, lnf_beta;
 
@@ -337,12 +546,12 @@ struct Float32Step::Work {
   std::vector<uword> probs_offset;  // where sentence s's weights begin, per head n²
   fmat stream;                      // (d × N): the residual stream, updated in place
   std::vector<BlockActivations> activations;
-  LayerNormF lnf;
+  NormF lnf;
   fmat logits;           // (V × N); after the loss, ∂L/∂z
   arma::vec row_losses;  // (N): −ln p(target) per row
 
   // The backward pass's working matrices.
-  fmat d_stream, d_branch, d_attended, d_qkv, d_hidden, d_final;
+  fmat d_stream, d_branch, d_attended, d_qkv, d_hidden, d_pre, d_final;
   std::vector<std::vector<float>> d_scores;  // per thread, one (n × n) block
 
   TransformerStep step;  // what run() returns: its loss and its gradients in double
@@ -355,6 +564,12 @@ struct Float32Step::Work {
         d_ff(c.d_ff),
         vocabulary(c.vocabulary),
         max_length(c.max_length),
+        kv_heads(key_value_heads(c)),
+        group(c.heads / key_value_heads(c)),
+        d_kv(key_value_heads(c) * (c.d_model / c.heads)),
+        qkv_rows(c.d_model + 2 * key_value_heads(c) * (c.d_model / c.heads)),
+        mlp_rows(c.mlp == Mlp::gelu ? c.d_ff : 2 * c.d_ff),
+        window(c.window == 0 ? c.max_length : std::min(c.window, c.max_length)),
         score_scale(1.0f / std::sqrt(static_cast<float>(c.d_model / c.heads))),
         activations(c.layers) {}
 
@@ -365,8 +580,12 @@ struct Float32Step::Work {
   void backward(const PackedBatch& batch);
   struct HeadSlice;
   [[nodiscard]] HeadSlice slice(const BlockActivations& a, std::ptrdiff_t pair) const;
+  // The first key query i sees: i − w + 1, or 0 (always 0 without a window).
+  [[nodiscard]] uword first_key(uword i) const { return i + 1 > window ? i + 1 - window : 0; }
   void attend(BlockActivations& a);
   void attend_backward(const BlockActivations& a);
+  enum class Turn { forward, back };
+  void rotate(fmat& M, Turn turn) const;
   void widen_gradients(TransformerWeights& g) const;
 };
 
@@ -375,13 +594,21 @@ void Float32Step::Work::load(const TransformerWeights& w) {
   const TransformerConfig& c = w.config;
   if (c.vocabulary != config.vocabulary || c.d_model != config.d_model || c.heads != config.heads ||
       c.layers != config.layers || c.d_ff != config.d_ff || c.max_length != config.max_length ||
-      c.positions != config.positions || c.tied_embeddings != config.tied_embeddings)
+      c.positions != config.positions || c.tied_embeddings != config.tied_embeddings ||
+      key_value_heads(c) != kv_heads || c.window != config.window || c.norm != config.norm ||
+      c.mlp != config.mlp)
     throw math::ShapeError(fmt::format(
-        "Float32Step: the weights are of a model with V = {}, d = {}, {} heads, {} layers, "
-        "d_ff = {}, max_length = {}; this step was made for V = {}, d = {}, {} heads, {} "
-        "layers, d_ff = {}, max_length = {}",
-        c.vocabulary, c.d_model, c.heads, c.layers, c.d_ff, c.max_length, config.vocabulary,
-        config.d_model, config.heads, config.layers, config.d_ff, config.max_length));
+        "Float32Step: the weights are of a model with V = {}, d = {}, {} heads ({} key/value), "
+        "{} layers, d_ff = {}, max_length = {}, positions {}, window {}, {}, {}; this step was "
+        "made for V = {}, d = {}, {} heads ({} key/value), {} layers, d_ff = {}, max_length = {}, "
+        "positions {}, window {}, {}, {}",
+        c.vocabulary, c.d_model, c.heads, key_value_heads(c), c.layers, c.d_ff, c.max_length,
+        to_string(c.positions), c.window, to_string(c.norm), to_string(c.mlp), config.vocabulary,
+        config.d_model, config.heads, kv_heads, config.layers, config.d_ff, config.max_length,
+        to_string(config.positions), config.window, to_string(config.norm), to_string(config.mlp)));
+  for (uword l = 0; l < w.blocks.size(); ++l)
+    check_block(w.blocks[l], l, c);
+  check_final_norm(w);
   round_into(embedding, w.embedding);
   embedding_columns = embedding.t();
   if (c.positions == Positions::learned) {
@@ -390,7 +617,7 @@ void Float32Step::Work::load(const TransformerWeights& w) {
   }
   blocks.resize(w.blocks.size());
   for (uword l = 0; l < blocks.size(); ++l)
-    round_into(blocks[l], w.blocks[l]);
+    round_into(blocks[l], w.blocks[l], config.mlp);
   round_into(lnf_gamma, w.lnf_gamma);
   round_into(lnf_beta, w.lnf_beta);
 }
@@ -424,13 +651,15 @@ void Float32Step::Work::prepare(const PackedBatch& batch) {
     a.probs.resize(offset);
 }
 
-// Where one (sentence, head) pair's attention lives in the batch: the sentence's first column
-// and length, the head's first row, its Q, K and V in the block's qkv (K and V lie d and 2d
-// rows below Q), and where its (n × n) weights begin in BlockActivations::probs.
+// Where one (sentence, query head) pair's attention lives in the batch: the sentence's first
+// column and length, the head's first row, the first row of its key/value head's K in the
+// block's qkv (V's lies d_kv rows below), where its (n × n) weights begin in
+// BlockActivations::probs, and its Q, K and V. Query head k reads key/value head k / group.
 struct Float32Step::Work::HeadSlice {
   uword first = 0;
   uword n = 0;
   uword row = 0;
+  uword kv_row = 0;
   uword probs = 0;
   const float* Q = nullptr;
   const float* K = nullptr;
@@ -442,45 +671,53 @@ Float32Step::Work::HeadSlice Float32Step::Work::slice(const BlockActivations& a,
   const auto sentence = static_cast<uword>(pair) / heads;
   const auto head = static_cast<uword>(pair) % heads;
   const SequenceRows& s = sequences[sentence];
-  const float* Q = a.qkv.colptr(s.first) + head * d_head;
+  const uword row = head * d_head;
+  const uword kv_row = d + (head / group) * d_head;
+  const float* column = a.qkv.colptr(s.first);
   return {.first = s.first,
           .n = s.count(),
-          .row = head * d_head,
+          .row = row,
+          .kv_row = kv_row,
           .probs = probs_offset[sentence] + head * s.count() * s.count(),
-          .Q = Q,
-          .K = Q + d,
-          .V = Q + 2 * d};
+          .Q = column + row,
+          .K = column + kv_row,
+          .V = column + kv_row + d_kv};
 }
 
 //! [float32-attention]
 // Causal attention for every sentence and head, on the columns of Q, K and V in place:
-// Sᵀ = Kₕᵀ Qₕ / √d_k holds one column per query i; its softmax runs over the keys 0 ... i and
-// the later keys get weight 0; Oₕ = Vₕ Pᵀ. (Pᵀ is stored: column i holds query i's weights.)
-// The products run on blocks of kQueryBlock queries, each against only the keys the block's last
-// query sees: the blocks above the diagonal, all masked, are never computed.
+// Sᵀ = Kₕᵀ Qₕ / √d_k holds one column per query i; its softmax runs over the keys it sees,
+// first_key(i) ... i (0 ... i without a window), and the other keys get weight 0; Oₕ = Vₕ Pᵀ.
+// (Pᵀ is stored: column i holds query i's weights.) The products run on blocks of kQueryBlock
+// queries, each against only the keys the block's queries see: the blocks above the diagonal,
+// and below the window's band, all masked, are never computed.
 void Float32Step::Work::attend(BlockActivations& a) {
-  const uword ld = 3 * d;
+  const uword ld = qkv_rows;
   const auto pairs = static_cast<std::ptrdiff_t>(sequences.size() * heads);
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t pair = 0; pair < pairs; ++pair) {
-    const auto [first, n, row, probs, Q, K, V] = slice(a, pair);
+    const auto [first, n, row, kv_row, probs, Q, K, V] = slice(a, pair);
     float* P = a.probs.data() + probs;
     float* O = a.attended.colptr(first) + row;
     for (uword q0 = 0; q0 < n; q0 += kQueryBlock) {
       const uword width = std::min(kQueryBlock, n - q0);
-      const uword keys = q0 + width;  // queries q0 ... keys − 1 see keys 0 ... keys − 1 at most
-      multiply({.transpose_a = true}, keys, width, d_head, K, ld, Q + q0 * ld, ld, P + q0 * n, n);
-      for (uword i = q0; i < keys; ++i) {
+      const uword k0 = first_key(q0);  // queries q0 ... k1 − 1 see keys k0 ... k1 − 1 at most
+      const uword k1 = q0 + width;
+      multiply({.transpose_a = true}, k1 - k0, width, d_head, K + k0 * ld, ld, Q + q0 * ld, ld,
+               P + q0 * n + k0, n);
+      for (uword i = q0; i < k1; ++i) {
         float* column = P + i * n;
-        for (uword j = 0; j <= i; ++j)
+        const uword j0 = first_key(i);
+        for (uword j = j0; j <= i; ++j)
           column[j] *= score_scale;
-        const float largest = *std::max_element(column, column + i + 1);
-        const float sum = fast::exp_shifted(column, i + 1, largest);
-        for (uword j = 0; j <= i; ++j)
+        const float largest = *std::max_element(column + j0, column + i + 1);
+        const float sum = fast::exp_shifted(column + j0, i + 1 - j0, largest);
+        for (uword j = j0; j <= i; ++j)
           column[j] /= sum;
+        std::fill(column, column + j0, 0.0f);
         std::fill(column + i + 1, column + n, 0.0f);
       }
-      multiply({}, d_head, width, keys, V, ld, P + q0 * n, n, O + q0 * d, d);
+      multiply({}, d_head, width, k1 - k0, V + k0 * ld, ld, P + q0 * n + k0, n, O + q0 * d, d);
     }
   }
 }
@@ -488,46 +725,83 @@ void Float32Step::Work::attend(BlockActivations& a) {
 // Its backward pass, given ∂L/∂O in d_attended, into d_qkv:
 // dVₕ = dOₕ P, dPᵀ = Vₕᵀ dOₕ, dS = P ⊙ (dP − rowsum(P ⊙ dP)), dQₕ = Kₕ dSᵀ / √d_k,
 // dKₕ = Qₕ dS / √d_k; by blocks of queries (dP, dQ) and of keys (dV, dK), each against only
-// the keys, or the queries, it meets.
+// the keys, or the queries, it meets. A key/value head shared by a group of query heads sums
+// their dK and dV: one thread takes the whole group, so that no two threads add to them.
 void Float32Step::Work::attend_backward(const BlockActivations& a) {
-  const uword ld = 3 * d;
-  const auto pairs = static_cast<std::ptrdiff_t>(sequences.size() * heads);
+  const uword ld = qkv_rows;
+  const auto pairs = static_cast<std::ptrdiff_t>(sequences.size() * kv_heads);
 #pragma omp parallel for schedule(dynamic)
-  for (std::ptrdiff_t pair = 0; pair < pairs; ++pair) {
-    const auto [first, n, row, probs, Q, K, V] = slice(a, pair);
-    const float* P = a.probs.data() + probs;
-    const float* dO = d_attended.colptr(first) + row;
-    float* dQ = d_qkv.colptr(first) + row;
-    float* dK = dQ + d;
-    float* dV = dQ + 2 * d;
+  for (std::ptrdiff_t kv_pair = 0; kv_pair < pairs; ++kv_pair) {
     float* dS = d_scores[static_cast<uword>(omp_get_thread_num())].data();
-    for (uword q0 = 0; q0 < n; q0 += kQueryBlock) {
-      const uword width = std::min(kQueryBlock, n - q0);
-      const uword keys = q0 + width;
-      multiply({.transpose_a = true}, keys, width, d_head, V, ld, dO + q0 * d, d, dS + q0 * n, n);
-      for (uword i = q0; i < keys; ++i) {
-        const float* p = P + i * n;
-        float* column = dS + i * n;
-        float weighted = 0.0f;
-        for (uword j = 0; j <= i; ++j)
-          weighted += p[j] * column[j];
-        for (uword j = 0; j <= i; ++j)
-          column[j] = p[j] * (column[j] - weighted) * score_scale;
-        std::fill(column + i + 1, column + n, 0.0f);
+    const auto sentence = static_cast<uword>(kv_pair) / kv_heads;
+    const auto kv_head = static_cast<uword>(kv_pair) % kv_heads;
+    for (uword member = 0; member < group; ++member) {  // its query heads, one after the other
+      const auto pair = static_cast<std::ptrdiff_t>(sentence * heads + kv_head * group + member);
+      const auto [first, n, row, kv_row, probs, Q, K, V] = slice(a, pair);
+      const float* P = a.probs.data() + probs;
+      const float* dO = d_attended.colptr(first) + row;
+      float* dQ = d_qkv.colptr(first) + row;
+      float* dK = d_qkv.colptr(first) + kv_row;
+      float* dV = dK + d_kv;
+      for (uword q0 = 0; q0 < n; q0 += kQueryBlock) {
+        const uword width = std::min(kQueryBlock, n - q0);
+        const uword k0 = first_key(q0);
+        const uword k1 = q0 + width;
+        multiply({.transpose_a = true}, k1 - k0, width, d_head, V + k0 * ld, ld, dO + q0 * d, d,
+                 dS + q0 * n + k0, n);
+        for (uword i = q0; i < k1; ++i) {
+          const float* p = P + i * n;
+          float* column = dS + i * n;
+          const uword j0 = first_key(i);
+          float weighted = 0.0f;
+          for (uword j = j0; j <= i; ++j)
+            weighted += p[j] * column[j];
+          for (uword j = j0; j <= i; ++j)
+            column[j] = p[j] * (column[j] - weighted) * score_scale;
+          std::fill(column, column + j0, 0.0f);
+          std::fill(column + i + 1, column + n, 0.0f);
+        }
+        multiply({}, d_head, width, k1 - k0, K + k0 * ld, ld, dS + q0 * n + k0, n, dQ + q0 * ld,
+                 ld);
       }
-      multiply({}, d_head, width, keys, K, ld, dS + q0 * n, n, dQ + q0 * ld, ld);
-    }
-    for (uword k0 = 0; k0 < n; k0 += kQueryBlock) {  // keys k0 ... are seen by queries k0 ... n − 1
-      const uword width = std::min(kQueryBlock, n - k0);
-      const uword queries = n - k0;
-      multiply({.transpose_b = true}, d_head, width, queries, dO + k0 * d, d, P + k0 * n + k0, n,
-               dV + k0 * ld, ld);
-      multiply({.transpose_b = true}, d_head, width, queries, Q + k0 * ld, ld, dS + k0 * n + k0, n,
-               dK + k0 * ld, ld);
+      // Keys k0 ... k0 + width − 1 are seen by queries k0 ... k0 + width + w − 2 (n − 1 at most).
+      const Product into_shared{.transpose_b = true, .accumulate = member > 0};
+      for (uword k0 = 0; k0 < n; k0 += kQueryBlock) {
+        const uword width = std::min(kQueryBlock, n - k0);
+        const uword queries = std::min(n, k0 + width - 1 + window) - k0;
+        multiply(into_shared, d_head, width, queries, dO + k0 * d, d, P + k0 * n + k0, n,
+                 dV + k0 * ld, ld);
+        multiply(into_shared, d_head, width, queries, Q + k0 * ld, ld, dS + k0 * n + k0, n,
+                 dK + k0 * ld, ld);
+      }
     }
   }
 }
 //! [float32-attention]
+
+// RoPE on the columns of qkv, or of their gradients: in every token's column, each of the h
+// query heads and the g key heads (the rows 0 ... d + d_kv − 1) turns its pairs (2i, 2i + 1) by
+// the angle p θᵢ of the token's position p in its sentence, forwards
+// (a, b) → (a cos − b sin, a sin + b cos); a gradient turns back by the transpose (sin → −sin).
+void Float32Step::Work::rotate(fmat& M, Turn turn) const {
+  const uword pairs = d_head / 2;
+  const uword turned = heads + kv_heads;
+  const float sign = turn == Turn::forward ? 1.0f : -1.0f;
+#pragma omp parallel for
+  for (uword t = 0; t < rows; ++t) {
+    const float* cos = rotary_cos.colptr(positions(t));
+    const float* sin = rotary_sin.colptr(positions(t));
+    float* column = M.colptr(t);
+    for (uword h = 0; h < turned; ++h) {
+      float* x = column + h * d_head;
+      for (uword i = 0; i < pairs; ++i) {
+        const float a = x[2 * i], b = x[2 * i + 1], s = sign * sin[i];
+        x[2 * i] = a * cos[i] - b * s;
+        x[2 * i + 1] = a * s + b * cos[i];
+      }
+    }
+  }
+}
 
 void Float32Step::Work::forward(const PackedBatch& batch) {
   stream.set_size(d, rows);
@@ -537,29 +811,38 @@ void Float32Step::Work::forward(const PackedBatch& batch) {
     if (!position_columns.is_empty())
       stream.col(i) += position_columns.col(positions(i));
   }
+  const Norm norm = config.norm;
+  const bool rotary = config.positions == Positions::rotary;
   //! [float32-block]
   for (uword l = 0; l < blocks.size(); ++l) {
     const BlockF& b = blocks[l];
     BlockActivations& a = activations[l];
-    layer_norm(stream, b.ln1_gamma, b.ln1_beta, a.ln1);
-    a.qkv.set_size(3 * d, rows);
+    normalise(norm, stream, b.ln1_gamma, b.ln1_beta, a.ln1);
+    a.qkv.set_size(qkv_rows, rows);
     fill_columns(a.qkv, b.b_QKV);
     multiply_shared({.transpose_a = true, .accumulate = true}, b.W_QKV, a.ln1.y, a.qkv);
+    if (rotary)
+      rotate(a.qkv, Turn::forward);  // RoPE: Q's and K's heads turned at their positions
     a.attended.set_size(d, rows);
     attend(a);
     add_to_columns(stream, b.b_O);  // u = x + W_Oᵀ O + b_O
     multiply_shared({.transpose_a = true, .accumulate = true}, b.W_O, a.attended, stream);
-    layer_norm(stream, b.ln2_gamma, b.ln2_beta, a.ln2);
-    a.pre.set_size(d_ff, rows);
-    fill_columns(a.pre, b.b1);
-    multiply_shared({.transpose_a = true, .accumulate = true}, b.W1, a.ln2.y, a.pre);
-    gelu(a.pre, a.hidden);
-    add_to_columns(stream, b.b2);  // x' = u + W2ᵀ gelu(h) + b2
-    multiply_shared({.transpose_a = true, .accumulate = true}, b.W2, a.hidden.y, stream);
+    normalise(norm, stream, b.ln2_gamma, b.ln2_beta, a.ln2);
+    a.pre.set_size(mlp_rows, rows);
+    if (config.mlp == Mlp::gelu) {
+      fill_columns(a.pre, b.b1);
+      multiply_shared({.transpose_a = true, .accumulate = true}, b.W1, a.ln2.y, a.pre);
+      gelu(a.pre, a.gelu, a.hidden);
+      add_to_columns(stream, b.b2);  // x' = u + W2ᵀ gelu(h) + b2
+    } else {
+      multiply_shared({.transpose_a = true}, b.W1, a.ln2.y, a.pre);  // gate, up: no biases
+      swiglu(a.pre, a.swiglu, a.hidden);                             // x' = u + W_downᵀ ...
+    }
+    multiply_shared({.transpose_a = true, .accumulate = true}, b.W2, a.hidden, stream);
   }
-  layer_norm(stream, lnf_gamma, lnf_beta, lnf);
+  normalise(norm, stream, lnf_gamma, lnf_beta, lnf);
   logits.set_size(vocabulary, rows);
-  multiply_shared({}, embedding, lnf.y, logits);  // z = E LN_f(x): (V × d)(d × N)
+  multiply_shared({}, embedding, lnf.y, logits);  // z = E Norm_f(x): (V × d)(d × N)
   //! [float32-block]
 }
 
@@ -586,17 +869,21 @@ double Float32Step::Work::loss_and_dlogits(const PackedBatch& batch) {
 
 void Float32Step::Work::backward(const PackedBatch& batch) {
   const fmat& dlogits = logits;
+  const Norm norm = config.norm;
+  const bool rotary = config.positions == Positions::rotary;
+  const bool gelu_mlp = config.mlp == Mlp::gelu;
   d_blocks.resize(blocks.size());
   d_embedding.set_size(vocabulary, d);
   multiply_shared({.transpose_b = true}, dlogits, lnf.y, d_embedding);  // dE = dz yᵀ
   d_final.set_size(d, rows);
   multiply_shared({.transpose_a = true}, embedding, dlogits, d_final);  // dy = Eᵀ dz
   d_stream.zeros(d, rows);
-  layer_norm_backward(lnf, lnf_gamma, d_final, d_stream, d_lnf_gamma, d_lnf_beta);
+  normalise_backward(norm, lnf, lnf_gamma, d_final, d_stream, d_lnf_gamma, d_lnf_beta);
   d_branch.set_size(d, rows);
   d_attended.set_size(d, rows);
-  d_qkv.set_size(3 * d, rows);
+  d_qkv.set_size(qkv_rows, rows);
   d_hidden.set_size(d_ff, rows);
+  d_pre.set_size(gelu_mlp ? 0 : mlp_rows, gelu_mlp ? 0 : rows);  // GELU's is d_hidden itself
   d_scores.resize(static_cast<uword>(omp_get_max_threads()));
   for (std::vector<float>& scratch : d_scores)
     scratch.resize(max_length * max_length);
@@ -604,28 +891,36 @@ void Float32Step::Work::backward(const PackedBatch& batch) {
     const BlockF& b = blocks[l];
     BlockF& g = d_blocks[l];
     const BlockActivations& a = activations[l];
-    // x' = u + W2ᵀ gelu(W1ᵀ LN2(u) + b1) + b2: d_stream holds ∂L/∂x'.
-    g.b2 = arma::sum(d_stream, 1);
+    // x' = u + W2ᵀ hidden(W1ᵀ Norm2(u) + b1) + b2 (no biases with SwiGLU): d_stream holds
+    // ∂L/∂x'.
     g.W2.set_size(d_ff, d);
-    multiply_shared({.transpose_b = true}, a.hidden.y, d_stream, g.W2);
+    multiply_shared({.transpose_b = true}, a.hidden, d_stream, g.W2);
     multiply_shared({}, b.W2, d_stream, d_hidden);
-    gelu_backward(a.pre, a.hidden, d_hidden);
-    g.b1 = arma::sum(d_hidden, 1);
-    g.W1.set_size(d, d_ff);
-    multiply_shared({.transpose_b = true}, a.ln2.y, d_hidden, g.W1);
-    multiply_shared({}, b.W1, d_hidden, d_branch);
-    layer_norm_backward(a.ln2, b.ln2_gamma, d_branch, d_stream, g.ln2_gamma, g.ln2_beta);
-    // u = x + W_Oᵀ attention(W_QKVᵀ LN1(x) + b_QKV) + b_O: d_stream now holds ∂L/∂u.
+    if (gelu_mlp) {
+      g.b2 = arma::sum(d_stream, 1);
+      gelu_backward(a.pre, a.gelu, d_hidden);  // in place: ∂L/∂h
+      g.b1 = arma::sum(d_hidden, 1);
+    } else {
+      swiglu_backward(a.pre, a.swiglu, d_hidden, d_pre);  // ∂L/∂(gate, up)
+    }
+    const fmat& d_in = gelu_mlp ? d_hidden : d_pre;
+    g.W1.set_size(d, mlp_rows);
+    multiply_shared({.transpose_b = true}, a.ln2.y, d_in, g.W1);
+    multiply_shared({}, b.W1, d_in, d_branch);
+    normalise_backward(norm, a.ln2, b.ln2_gamma, d_branch, d_stream, g.ln2_gamma, g.ln2_beta);
+    // u = x + W_Oᵀ attention(W_QKVᵀ Norm1(x) + b_QKV) + b_O: d_stream now holds ∂L/∂u.
     g.b_O = arma::sum(d_stream, 1);
     g.W_O.set_size(d, d);
     multiply_shared({.transpose_b = true}, a.attended, d_stream, g.W_O);
     multiply_shared({}, b.W_O, d_stream, d_attended);
     attend_backward(a);
+    if (rotary)
+      rotate(d_qkv, Turn::back);  // the gradients of the turned Q and K, turned back
     g.b_QKV = arma::sum(d_qkv, 1);
-    g.W_QKV.set_size(d, 3 * d);
+    g.W_QKV.set_size(d, qkv_rows);
     multiply_shared({.transpose_b = true}, a.ln1.y, d_qkv, g.W_QKV);
     multiply_shared({}, b.W_QKV, d_qkv, d_branch);
-    layer_norm_backward(a.ln1, b.ln1_gamma, d_branch, d_stream, g.ln1_gamma, g.ln1_beta);
+    normalise_backward(norm, a.ln1, b.ln1_gamma, d_branch, d_stream, g.ln1_gamma, g.ln1_beta);
   }
   // x⁽⁰⁾ᵢ = E_tᵢ + P_pᵢ: row tᵢ of E and row pᵢ of P collect column i of ∂L/∂x⁽⁰⁾.
   d_embedding_columns.zeros(d, vocabulary);
@@ -645,9 +940,9 @@ void Float32Step::Work::widen_gradients(TransformerWeights& g) const {
     widen_into(g.position_embedding, fmat(d_position_columns.t()));
   g.blocks.resize(d_blocks.size());
   for (uword l = 0; l < d_blocks.size(); ++l)
-    widen_into(g.blocks[l], d_blocks[l], heads);
+    widen_into(g.blocks[l], d_blocks[l], config);
   widen_into(g.lnf_gamma, d_lnf_gamma);
-  widen_into(g.lnf_beta, d_lnf_beta);
+  widen_into(g.lnf_beta, d_lnf_beta);  // empty with RMSNorm
 }
 
 Float32Step::Float32Step(const TransformerConfig& config) {
@@ -661,19 +956,18 @@ Float32Step::Float32Step(const TransformerConfig& config) {
         "Float32Step: the model drops out at rate {}; the float32 step computes no dropout "
         "(transformer_step() does)",
         config.dropout));
-  if (config.positions == Positions::rotary || config.kv_heads != 0 || config.window != 0 ||
-      config.norm != Norm::layer_norm || config.mlp != Mlp::gelu)
-    throw math::InputError(fmt::format(
-        "Float32Step: the model's block is not GPT-2's (positions {}, {} key/value heads, "
-        "window {}, {}, {}); the float32 step computes GPT-2's block only "
-        "(transformer_step() computes every choice)",
-        to_string(config.positions), config.kv_heads, config.window, to_string(config.norm),
-        to_string(config.mlp)));
   work_ = std::make_unique<Work>(config);
   if (config.positions == Positions::sinusoidal)
     work_->position_columns =
         arma::conv_to<fmat>::from(math::sinusoidal_positions(config.max_length, config.d_model))
             .t();
+  if (config.positions == Positions::rotary) {  // the angles p θᵢ in double, as rotary()'s
+    const arma::mat angles =
+        math::rotary_frequencies(work_->d_head).t() *
+        arma::regspace<arma::rowvec>(0.0, static_cast<double>(config.max_length) - 1.0);
+    work_->rotary_cos = arma::conv_to<fmat>::from(arma::mat(arma::cos(angles)));
+    work_->rotary_sin = arma::conv_to<fmat>::from(arma::mat(arma::sin(angles)));
+  }
 }
 
 Float32Step::~Float32Step() = default;

@@ -2,8 +2,8 @@
 // MLP): for GPT-2's block, each change alone and all of them together, every gradient against
 // finite differences, the KV-cached decoder against the whole forward pass, the parameter count
 // against the shapes, and the cache's bytes against 2 · L · g · d_k · 8 per token.
+#include <attn/gpt/checkpoint.hpp>
 #include <attn/gpt/decoder.hpp>
-#include <attn/gpt/float32_step.hpp>
 #include <attn/gpt/forward.hpp>
 #include <attn/math/validate.hpp>
 
@@ -15,6 +15,7 @@
 
 #include "fixture_blocks.hpp"
 #include "random_gpt.hpp"
+#include "tiny_gpt.hpp"
 
 namespace {
 
@@ -184,6 +185,28 @@ TEST(ModernBlock, TodaysGptEqualsPyTorchWithin1e10) {
   }
 }
 
+TEST(ModernBlock, CheckpointsKeepEveryChoiceBitForBit) {
+  const gpt_test::TempDir dir;
+  const gpt::TrainingSettings settings{.steps = 1, .batch = 1, .evaluate_every = 1, .seed = 3};
+  for (const Choice& choice : choices()) {
+    SCOPED_TRACE(choice.name);
+    const std::string path = dir.file(choice.name + ".ckpt");
+    const std::string fingerprint = "the run of " + choice.name + "\n";
+    const gpt::TrainingState saved = gpt::start(choice.config, settings);
+    gpt::save_checkpoint(path, fingerprint, saved);
+    gpt::TrainingState read = gpt::load_checkpoint(path, fingerprint, choice.config);
+    gpt::TransformerWeights expected = saved.weights;
+    const std::vector<gpt::Parameter> want = gpt::parameters(expected);
+    const std::vector<gpt::Parameter> got = gpt::parameters(read.weights);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(got[k].name, want[k].name);
+      EXPECT_TRUE(arma::approx_equal(*got[k].value, *want[k].value, "absdiff", 0.0))
+          << want[k].name;
+    }
+  }
+}
+
 TEST(ModernBlock, FewerKeyValueHeadsShrinkTheCacheByTheirRatio) {
   // d = 8, 4 heads of 2, 2 layers: 2 · 2 · g · 2 · 8 bytes per token.
   for (const auto& [kv_heads, bytes] :
@@ -240,17 +263,6 @@ TEST(ModernBlock, RefusesChoicesThatDoNotFit) {
   } catch (const attn::math::InputError& e) {
     EXPECT_STREQ(e.what(),
                  "transformer: rotary positions turn pairs of columns, so d_k = 3 must be even");
-  }
-}
-
-TEST(ModernBlock, Float32StepRefusesABlockOtherThanGpt2sNamingTheChoices) {
-  gpt::TransformerConfig c = gpt2();
-  c.norm = gpt::Norm::rms_norm;
-  try {
-    gpt::Float32Step step(c);
-    FAIL() << "the float32 step accepted RMSNorm";
-  } catch (const attn::math::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("rms_norm"), std::string::npos) << e.what();
   }
 }
 

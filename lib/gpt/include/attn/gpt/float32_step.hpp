@@ -9,11 +9,11 @@
 /// goes decides how it is written:
 ///
 /// - The activations are kept one column per token, \f$x^\top\f$ `(d × N)`, so that a token's
-///   layer norm, its GELU and its softmax over the vocabulary run over contiguous memory.
+///   norm, its GELU and its softmax over the vocabulary run over contiguous memory.
 /// - Every product with a weight is one GEMM over the whole batch (BLAS `sgemm`): the three
 ///   projections \f$W_Q, W_K, W_V\f$ as one \f$W_{QKV}\f$ `(d × 3d)`, then \f$W_O\f$,
 ///   \f$W_1\f$, \f$W_2\f$ and the tied output layer \f$E^\top\f$. These are about nine tenths of
-///   the step's arithmetic.
+///   the step's arithmetic (for GPT-2's block, chapter 11's).
 /// - Attention runs per sentence and head, on the columns of \f$Q, K, V\f$ in place: the scores
 ///   \f$S^\top = K_h^\top Q_h / \sqrt{d_k}\f$ (one column per query, so its causal softmax is
 ///   over the contiguous keys \f$0 \dots i\f$), \f$O_h = V_h P^\top\f$, and the backward pass's
@@ -29,6 +29,31 @@
 ///   (sentence, head), the per-token passes by token; OpenBLAS itself is held to one thread
 ///   meanwhile (attn::fast::OneThread), so that the two never compete for the cores.
 ///
+/// Every choice of TransformerConfig's block is computed too, in any combination, each where
+/// the same layout makes it cheapest (GPT-2's block pays nothing for them):
+///
+/// - **Rotary positions** (RoPE): after the \f$W_{QKV}\f$ product, every query head's and key
+///   head's pairs of rows \f$(2i, 2i+1)\f$ of a token's column are turned in place by
+///   \f$p\,\theta_i\f$, \f$\theta_i = 10000^{-2i/d_k}\f$, at the token's position \f$p\f$ in
+///   its sentence (attn::math::rotary()'s interleaved pairs), from tables of
+///   \f$\cos p\,\theta_i\f$ and \f$\sin p\,\theta_i\f$ made once; the backward pass turns
+///   the gradients of \f$Q\f$ and \f$K\f$ back (the transposed rotation) before the weights'
+///   product.
+/// - **Grouped-query attention** (\f$g\f$ key/value heads): \f$W_{QKV}\f$ is
+///   `(d × (d + 2 g d_k))` and query head \f$k\f$ reads key/value head \f$k/(h/g)\f$ where it lies.
+///   The backward pass sums a shared head's \f$\partial L/\partial K\f$ and
+///   \f$\partial L/\partial V\f$ over its group: its threads share (sentence, key/value head),
+///   each taking the group's query heads in turn, so that no two add to the same columns.
+/// - **A sliding window** of \f$w\f$ keys: query \f$i\f$'s softmax runs over keys
+///   \f$i - w < j \le i\f$ (the others get weight exactly 0), and the blocks of the products
+///   wholly below that band are skipped, as those above the diagonal are.
+/// - **RMSNorm**: \f$\gamma \odot x / \sqrt{\mathrm{mean}(x^2) + 10^{-5}}\f$ per token, before
+///   each branch and at the end, with no \f$\beta\f$ (its gradients are left empty).
+/// - **SwiGLU**: \f$W_\text{gate}\f$ and \f$W_\text{up}\f$ side by side as one product
+///   `(d × 2 d_ff)`, then \f$\mathrm{silu}(\text{gate}) \odot \text{up}\f$ with the logistic
+///   \f$\sigma\f$ from the same vectorised exponential (of \f$-|a|\f$, which never overflows),
+///   then \f$W_\text{down}\f$; no biases.
+///
 /// The weights stay `TransformerWeights` in double: the optimiser updates them in double (as
 /// mixed-precision training keeps a full-precision master copy), and the step rounds them to
 /// `float` as it starts. Dropout and an untied output layer are the reference's alone.
@@ -43,8 +68,9 @@
 namespace attn::gpt {
 
 /// \brief transformer_step() in `float`, for models with tied embeddings and no dropout
-///        (chapter 11's). It keeps its working memory from one step to the next, so a trainer
-///        makes one and runs it every step.
+///        (chapter 11's), with any of the block's choices (positions, key/value heads, window,
+///        norm, MLP). It keeps its working memory from one step to the next, so a trainer makes
+///        one and runs it every step.
 class Float32Step {
  public:
   /// \brief A step for models of these sizes.
@@ -67,7 +93,7 @@ class Float32Step {
   ///         object's, overwritten by the next call: once the first step has sized it, a step
   ///         allocates no memory.
   /// \throws InputError, ShapeError as transformer_step() does, and ShapeError if
-  ///         \p weights' sizes are not the ones given at construction.
+  ///         \p weights' sizes or choices are not the ones given at construction.
   const TransformerStep& run(const TransformerWeights& weights, const PackedBatch& batch);
 
   /// \brief The forward pass and the loss alone, to measure a model.

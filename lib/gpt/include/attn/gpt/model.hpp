@@ -88,12 +88,14 @@ struct TransformerConfig {
   Mlp mlp = Mlp::gelu;           ///< the MLP.
 };
 
-/// \brief The name of a choice, as the config spells it (`"rotary"`, `"rms_norm"`, `"swiglu"`).
-/// \param positions,norm,mlp the choice. \return its name.
+/// \brief The name of a choice of positions, as the enum spells it (`"rotary"`).
+/// \param positions the choice. \return its name.
 std::string_view to_string(Positions positions);
-/// \copydoc to_string(Positions)
+/// \brief The name of a choice of norm (`"layer_norm"`, `"rms_norm"`).
+/// \param norm the choice. \return its name.
 std::string_view to_string(Norm norm);
-/// \copydoc to_string(Positions)
+/// \brief The name of a choice of MLP (`"gelu"`, `"swiglu"`).
+/// \param mlp the choice. \return its name.
 std::string_view to_string(Mlp mlp);
 
 /// \brief The number of key/value heads of a model: TransformerConfig::kv_heads, or
