@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The pieces chapter 12 puts into the GPT, as PyTorch computes them, in float64, for the C++
+"""The pieces today's models put into the GPT (for chapter 12), as PyTorch computes them, in float64, for the C++
 tests (tests/lib/math/modern_layers_test.cpp and modern_attention_test.cpp):
 
 - RMSNorm: torch.nn.RMSNorm(d, eps=1e-5), its output and the gradients of a scalar loss.
@@ -95,7 +95,7 @@ def rope(x, positions):
 
 def heads_of(x, heads):
     """(n, heads * d_k) -> (1, heads, n, d_k): head k is columns k d_k ... (k + 1) d_k - 1."""
-    return x.reshape(N, heads, D_K).transpose(0, 1).unsqueeze(0)
+    return x.reshape(x.shape[0], heads, D_K).transpose(0, 1).unsqueeze(0)
 
 
 def attention_case(blocks, rng, name, kv_heads, window, rotary):
@@ -110,7 +110,9 @@ def attention_case(blocks, rng, name, kv_heads, window, rotary):
             layer.bias.copy_(tensor(rng, *layer.bias.shape, scale=0.1))
     R = tensor(rng, N, D)
     i, j = torch.arange(N)[:, None], torch.arange(N)[None, :]
-    allowed = j <= i  # True = may attend, as SDPA reads a boolean mask
+    # True = may attend, as SDPA reads a boolean mask (nn.MultiheadAttention reads it the other
+    # way round: True = may not).
+    allowed = j <= i
     if window:
         allowed &= j > i - window
     q, k, v = heads_of(q_proj(query), H), heads_of(k_proj(key), kv_heads), heads_of(v_proj(value), kv_heads)
@@ -137,7 +139,8 @@ def attention_case(blocks, rng, name, kv_heads, window, rotary):
 
 
 class TodayBlock(torch.nn.Module):
-    """A pre-norm block of today's choices, from PyTorch's own modules and functions."""
+    """A pre-norm block of today's choices: PyTorch's own RMSNorm, Linear and SDPA, with the
+    rotary positions of rope() above, written out."""
 
     def __init__(self, kv_heads, window):
         super().__init__()

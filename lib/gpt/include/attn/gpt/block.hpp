@@ -12,8 +12,8 @@
 /// The cached step shares the forward pass's code wherever it can: the norms, the
 /// projections (attn::math::affine(), which multi_head_attention() uses), RoPE (rotary()) and
 /// the whole MLP half are the same functions; only attention itself reads the cache
-/// (attn::math::KVCache::attend(), chapter 09's online softmax, where the forward pass uses
-/// attend()). The tests hold the two within 1e-12 for every choice.
+/// (attn::math::KVCache::attend(), where the forward pass uses attend()). The tests hold the
+/// two within 1e-12 for every choice.
 #pragma once
 
 #include <attn/gpt/batch.hpp>
@@ -118,7 +118,8 @@ BlockGradients block_backward(const BlockWeights& block, const TransformerConfig
 
 /// \brief One new token through the block, its keys and values appended to \p caches (one
 ///        per key/value head): the last row of block_forward() over every token so far, at
-///        \f$O(t\,d)\f$ attention work instead of \f$O(t^2 d)\f$. Never drops out.
+///        \f$O(t\,d)\f$ attention work instead of \f$O(t^2 d)\f$ (with a window \f$w\f$,
+///        \f$O(\min(t, w)\,d)\f$). Never drops out.
 /// \param block the weights. \param config the model's choices.
 /// \param x `(1 × d)`: the token's residual stream.
 /// \param position the token's position in its sequence (where RoPE turns its query and key).

@@ -27,9 +27,11 @@ namespace attn::gpt {
 /// Token \f$t\f$ (at position \f$t\f$) runs block_step(), which is the last row of
 /// block_forward() on tokens \f$0 \dots t\f$: the logits it returns are the last row of
 /// transformer_forward() on tokens \f$0 \dots t\f$ (the tests hold them within 1e-12), at
-/// \f$O(t\,d)\f$ attention work per block instead of \f$O(t^2 d)\f$. Dropout is never applied:
-/// this is for generating, not training. The decoder reads the weights it was made with; they
-/// must outlive it and not change.
+/// \f$O(t\,d)\f$ attention work per block instead of \f$O(t^2 d)\f$ (\f$O(\min(t, w)\,d)\f$ with a
+/// window). Dropout is never applied: this is for generating, not training. The decoder reads
+/// the weights it was made with; they must outlive it and not change. It holds at most
+/// max_length tokens, with a window too: continue_text() then restarts it, as for every model
+/// (a windowed model's memory stops growing at \f$w\f$ tokens before that).
 class Decoder {
  public:
   /// \brief An empty decoder. \param weights the model.

@@ -42,8 +42,9 @@
 /// - **Grouped-query attention** (\f$g\f$ key/value heads): \f$W_{QKV}\f$ is
 ///   `(d × (d + 2 g d_k))` and query head \f$k\f$ reads key/value head \f$k/(h/g)\f$ where it lies.
 ///   The backward pass sums a shared head's \f$\partial L/\partial K\f$ and
-///   \f$\partial L/\partial V\f$ over its group: its threads share (sentence, key/value head),
-///   each taking the group's query heads in turn, so that no two add to the same columns.
+///   \f$\partial L/\partial V\f$ over its group: the threads divide the (sentence, key/value
+///   head) pairs among them, and each takes its pair's query heads in turn, so that no two
+///   threads add to the same columns.
 /// - **A sliding window** of \f$w\f$ keys: query \f$i\f$'s softmax runs over keys
 ///   \f$i - w < j \le i\f$ (the others get weight exactly 0), and the blocks of the products
 ///   wholly below that band are skipped, as those above the diagonal are.

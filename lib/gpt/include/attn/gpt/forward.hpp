@@ -4,7 +4,7 @@
 ///
 /// For input tokens \f$t_0 \dots t_{n-1}\f$ at positions \f$p_0 \dots p_{n-1}\f$:
 /// \f[ x^{(0)}_i = E_{t_i} + P_{p_i}, \qquad x^{(l+1)} = \mathrm{Block}_l\big(x^{(l)}\big), \qquad
-///     z = \mathrm{LN}_f(x^{(L)})\, W_U + b_U \;\text{ or, tied, }\; \mathrm{LN}_f(x^{(L)})\,
+///     z = \mathrm{Norm}_f(x^{(L)})\, W_U + b_U \;\text{ or, tied, }\; \mathrm{Norm}_f(x^{(L)})\,
 ///     E^\top \f]
 /// (model.hpp names the weights, block.hpp gives the block).
 #pragma once
@@ -27,10 +27,10 @@ namespace attn::gpt {
 arma::mat embed(const TransformerWeights& weights, const arma::uvec& tokens,
                 const arma::uvec& positions);
 
-/// \brief The logits from the final layer norm's output: \f$z = y\,W_U + b_U\f$, or with tied
+/// \brief The logits from the final norm's output: \f$z = y\,W_U + b_U\f$, or with tied
 ///        embeddings \f$z = y\,E^\top\f$ (a token's logit is the dot product of the final state
 ///        with its own embedding row).
-/// \param weights the model. \param final_state `(N × d)`: \f$y = \mathrm{LN}_f(x^{(L)})\f$.
+/// \param weights the model. \param final_state `(N × d)`: \f$y = \mathrm{Norm}_f(x^{(L)})\f$.
 /// \return `(N × V)`.
 arma::mat unembed(const TransformerWeights& weights, const arma::mat& final_state);
 

@@ -21,8 +21,8 @@
 /// the output layer is the embedding read backwards: a token's logit is the dot product of the
 /// final state with that token's own embedding row, and the model has no \f$W_U, b_U\f$.
 ///
-/// Today's models changed this block in a few ways, each a choice of TransformerConfig
-/// (chapter 12 measures them): rotary positions (RoPE) inside attention, fewer key/value heads
+/// Today's models changed this block in a few ways, each a choice of TransformerConfig:
+/// rotary positions (RoPE) inside attention, fewer key/value heads
 /// than query heads (grouped-query and multi-query attention), a sliding window of \f$w\f$
 /// keys, RMSNorm for layer norm and the SwiGLU MLP for GELU's.
 ///
@@ -42,12 +42,13 @@
 #include <string_view>
 #include <vector>
 
-/// \brief The GPT layer: the model of chapters 10 and 11, its training and its decoding, built
+/// \brief The GPT layer: the model of chapters 10 and 11 and of today's variants, its training
+///        and its decoding, built
 ///        on the readable math of attn::math (and attn::text for real text, attn::numpy for the
 ///        random stream).
 namespace attn::gpt {
 
-/// \brief Where a model learns word order from (chapter 12 compares the four).
+/// \brief Where a model learns word order from.
 enum class Positions {
   none,        ///< nothing: only the causal mask tells positions apart ("NoPE").
   sinusoidal,  ///< chapter 07's fixed table \f$P\f$ added to the embeddings.
@@ -69,8 +70,10 @@ enum class Mlp {
 };
 
 /// \brief The sizes of a model and its choices: everything that fixes the shapes of its weights
-///        and what its passes compute. The defaults are chapter 10's; GPT-2's block and a
-///        Llama-style block are two settings of the last five fields (chapter 12).
+///        and what its passes compute. The defaults are chapter 10's. GPT-2's block and a block
+///        in the style of Llama (rotary positions, grouped-query attention, RMSNorm, SwiGLU) are
+///        two settings of `positions`, `kv_heads`, `norm` and `mlp`; `window` adds Mistral
+///        7B's sliding window. Unlike Llama's, this model's attention always has biases.
 struct TransformerConfig {
   arma::uword vocabulary = 0;                   ///< \f$V\f$, the number of words.
   arma::uword d_model = 0;                      ///< \f$d\f$, the width of the residual stream.
@@ -79,7 +82,7 @@ struct TransformerConfig {
   arma::uword d_ff = 0;                         ///< the MLP's hidden width.
   arma::uword max_length = 0;                   ///< the longest input; positions 0 to this − 1.
   Positions positions = Positions::sinusoidal;  ///< where word order comes from.
-  bool tied_embeddings = false;  ///< \f$z = \mathrm{LN}_f(x) E^\top\f$: no \f$W_U, b_U\f$.
+  bool tied_embeddings = false;  ///< \f$z = \mathrm{Norm}_f(x) E^\top\f$: no \f$W_U, b_U\f$.
   double dropout = 0.0;          ///< \f$p \in [0, 1)\f$, applied only when training.
   arma::uword kv_heads = 0;      ///< \f$g\f$ key/value heads, dividing \f$h\f$; 0 means \f$h\f$,
                                  ///< 1 is multi-query attention (attn::math::MultiHeadWeights).
@@ -155,7 +158,7 @@ enum class Role {
 };
 
 /// \brief Whether AdamW's weight decay applies to a parameter of this role: to the matrices
-///        inside the blocks only. Biases and layer norms are not decayed (GPT-1's, minGPT's and
+///        inside the blocks only. Biases and norms are not decayed (GPT-1's, minGPT's and
 ///        nanoGPT's practice: decay pulls a gain towards 0, not towards its natural 1). Nor are
 ///        the embeddings, positions and an untied output layer: decay shrinks every row of the
 ///        embedding by the same fraction each step, and the rows of rare tokens, which few
@@ -212,7 +215,7 @@ inline constexpr double kSmallInitStd = 0.02;
 /// \brief A new model, drawn from \p standard_normal in the order of parameters():
 ///        \f$E\f$ from \f$N(0, 1)\f$; every other matrix from \f$N(0, 1/\text{fan-in})\f$,
 ///        except \f$W_U\f$ from \f$N(0, 0.02^2)\f$ so that the first logits are near 0 and the
-///        first loss near \f$\ln V\f$; biases 0; layer norms' gamma 1 and beta 0. With tied
+///        first loss near \f$\ln V\f$; biases 0; norms' gamma 1 and beta 0. With tied
 ///        embeddings \f$E\f$ is the output layer too, so it is drawn from \f$N(0, 0.02^2)\f$
 ///        for the same reason; learned positions are drawn from \f$N(0, 0.02^2)\f$ as well.
 /// \param config the sizes.

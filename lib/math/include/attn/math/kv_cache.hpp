@@ -13,14 +13,17 @@ namespace attn::math {
 ///        with one query instead of recomputing the whole sentence.
 ///
 /// Step \f$t\f$ appends \f$k_t, v_t\f$ and computes
-/// \f$z_t = \mathrm{softmax}(c\, q_t K_{\le t}^\top)\, V_{\le t}\f$: \f$O(t\,d)\f$ work, and row
-/// \f$t\f$ of full causal attention. Storage grows by doubling.
+/// \f$z_t = \mathrm{softmax}(c\, q_t K_{\le t}^\top)\, V_{\le t}\f$: \f$O(t\,d)\f$ work
+/// (\f$O(w\,d)\f$ at most with a window), and row \f$t\f$ of full causal attention. Storage grows
+/// by doubling.
 ///
-/// With a window \f$w\f$ (a sliding-window model, chapter 12) the cache holds only the last
-/// \f$w\f$ keys and values, row \f$t\f$ of attention under Mask::causal_window(): a new token
-/// overwrites the one \f$w\f$ steps older, in a ring of \f$w\f$ rows. The order of the rows
-/// does not matter to the softmax, so the ring is never rotated, and the memory stops growing
-/// at \f$w\f$ tokens however long the decoding goes.
+/// With a window \f$w\f$ (a sliding-window model such as Mistral 7B) the cache holds only the
+/// last \f$w\f$ keys and values, row \f$t\f$ of attention under Mask::causal_window(): a new
+/// token overwrites the one \f$w\f$ steps older, in a ring of \f$w\f$ rows, and the memory
+/// stops growing at \f$w\f$ tokens. The ring is never rotated into order:
+/// \f$\mathrm{softmax}(c\,qK^\top)V\f$ is a weighted sum over (key, value) pairs, so moving rows
+/// of \f$K\f$ and \f$V\f$ together changes nothing but rounding; and a key's position is
+/// already in it (with RoPE, the key is turned before it is cached), not in its row.
 /// \tparam eT `double` (KVCache) or `float` (KVCacheF): the precision of what is stored and
 ///         computed.
 template <typename eT>

@@ -63,8 +63,9 @@ struct RmsNorm {
 /// Layer norm without its centring and without its shift: no mean is subtracted and there is
 /// no \f$\beta\f$, so a row is only rescaled, never moved. Llama and Mistral normalise with it.
 /// \param x `(n × d)`. \param gamma `(1 × d)`.
-/// \param eps 1e-5, Llama's choice. PyTorch's default, `eps=None`, means the machine epsilon
-///        of the tensor's type (about 2.2e-16 in float64), so the book always passes it.
+/// \param eps 1e-5, Llama 2's and Mistral's choice (the first LLaMA took 1e-6). PyTorch's
+///        default, `eps=None`, means the machine epsilon of the tensor's type (about 2.2e-16
+///        in float64), so the book always passes it.
 /// \return \f$y\f$ and what the backward pass reuses.
 /// \throws ShapeError if \p gamma is not `(1 × d)` (the message names both shapes).
 /// \throws InputError if \p x is empty, \p x or \p gamma holds a NaN or an infinity (it is
@@ -163,12 +164,13 @@ struct FeedForwardGradients {
 FeedForwardGradients feed_forward_backward(const arma::mat& x, const FeedForwardWeights& W,
                                            const FeedForward& forward, const arma::mat& dy);
 
-/// \brief SiLU (the "swish"), as PyTorch's `F.silu` computes it:
+/// \brief SiLU (the "swish"), as PyTorch's `F.silu` computes it for finite inputs:
 ///        \f$\mathrm{silu}(a) = a\,\sigma(a) = \frac{a}{1 + e^{-a}}\f$, entry by entry.
-/// The logistic \f$\sigma\f$ is computed from \f$e^{-|a|}\f$, which never overflows, so a
-/// large \f$|a|\f$ gives \f$a\f$ or a tiny negative number, not NaN. NaN gives NaN where it is,
-/// \f$+\infty\f$ gives \f$+\infty\f$ and \f$-\infty\f$ gives 0 (the limit; \f$a\,\sigma(a)\f$
-/// would be \f$-\infty \cdot 0\f$ there); an empty \p a gives an empty result.
+/// The logistic \f$\sigma\f$ is computed from \f$e^{-|a|}\f$, which never overflows (the
+/// plain form's \f$e^{-a}\f$ is infinite below about \f$-709\f$, though its quotient still
+/// comes out as \f$-0\f$). NaN gives NaN where it is, \f$+\infty\f$ gives \f$+\infty\f$ and
+/// \f$-\infty\f$ gives 0, the limit (PyTorch gives NaN there: \f$a\,\sigma(a)\f$ is
+/// \f$-\infty \cdot 0\f$); an empty \p a gives an empty result.
 /// \param a any shape. \return the same shape.
 arma::mat silu(const arma::mat& a);
 
@@ -196,7 +198,7 @@ struct SwiGlu {
 /// \f$h\f$ columns are projected back to \f$d\f$. At the same hidden width \f$h\f$ it has
 /// \f$3dh\f$ weights against the GELU MLP's \f$2dh\f$ (and its biases), so a model that
 /// keeps the count of parameters gives SwiGLU \f$\tfrac{2}{3}\f$ of the GELU MLP's width:
-/// Llama's \f$h = \tfrac{8}{3}d\f$ in place of \f$4d\f$.
+/// the first LLaMA's \f$h \approx \tfrac{8}{3}d\f$ (rounded up) in place of \f$4d\f$.
 /// \param x `(n × d)`. \param W the weights.
 /// \return the output and the intermediate values.
 /// \throws ShapeError if `W.W_gate` and `W.W_up` differ in shape, \p x does not have their

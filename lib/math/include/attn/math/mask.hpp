@@ -28,9 +28,10 @@ class Mask {
   /// \throws InputError if \p n is 0.
   static Mask causal(arma::uword n);
 
-  /// \brief The sliding-window causal mask (Mistral's, chapter 12): query \f$i\f$ may attend
-  ///        to the last \p window tokens up to itself, keys \f$i - w < j \le i\f$. Allowed
-  ///        entries form a band of the lower triangle, \f$w\f$ wide with the diagonal; a window
+  /// \brief The sliding-window causal mask (Mistral 7B's; later versions of it dropped the
+  ///        window): query \f$i\f$ may attend to the last \p window tokens up to itself, keys
+  ///        \f$i - w < j \le i\f$. Allowed entries form a band of the lower triangle, \f$w\f$
+  ///        wide with the diagonal, as a rolling cache of \f$w\f$ entries holds them; a window
   ///        of \f$n\f$ or more is causal().
   /// \param n the sentence's length. \param window \f$w\f$, the keys a query sees at most.
   /// \return `(n × n)`. \throws InputError if \p n or \p window is 0.

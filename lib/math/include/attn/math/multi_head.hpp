@@ -1,9 +1,11 @@
 /// \file
-/// \brief Multi-head attention, computed as PyTorch's `nn.MultiheadAttention` computes it.
+/// \brief Multi-head attention, computed as PyTorch's `nn.MultiheadAttention` computes it, and
+///        its grouped-query and rotary variants, as `F.scaled_dot_product_attention` does.
 ///
 /// \f$h\f$ heads of width \f$d_k = d_{\text{model}} / h\f$. Head \f$k\f$ uses columns
 /// \f$k d_k \dots (k+1) d_k - 1\f$ of \f$W_Q\f$, \f$W_K\f$, \f$W_V\f$ (each
-/// \f$d_{\text{model}} \times d_{\text{model}}\f$) and writes its output into the same columns
+/// \f$d_{\text{model}} \times d_{\text{model}}\f$ when every head has its own keys and values)
+/// and writes its output into the same columns
 /// of the concatenation, which \f$W_O\f$ projects back:
 ///
 /// \f[ \mathrm{head}_k = \mathrm{softmax}\!\Big(\frac{Q_k K_k^\top}{\sqrt{d_k}}\Big) V_k,\qquad
@@ -14,7 +16,7 @@
 /// into a \f$(3 d_{\text{model}} \times d_{\text{model}})\f$ matrix, and `out_proj.weight` is
 /// \f$W_O^\top\f$.
 ///
-/// Two changes of today's models (chapter 12) are options of the same layer:
+/// Two changes of today's models are options of the same layer:
 /// - **Grouped-query attention** (Ainslie et al., 2023): \f$g\f$ key/value heads, \f$g\f$
 ///   dividing \f$h\f$, so \f$W_K\f$ and \f$W_V\f$ are \f$(d_{\text{model}} \times g\,d_k)\f$
 ///   and query head \f$k\f$ reads key/value head \f$\lfloor k / (h/g) \rfloor\f$: each group of
@@ -23,8 +25,11 @@
 ///   enable_gqa=True)` pairs the heads the same way (it repeats each key/value head \f$h/g\f$
 ///   times, `repeat_interleave`).
 /// - **Rotary positions** (RoPE, chapter 07): each head's queries and keys are turned by
-///   rotary() at their positions before the scores, \f$\mathrm{head}_k =
-///   \mathrm{softmax}\big(c\,\mathrm{rope}(Q_k)\,\mathrm{rope}(K_k)^\top\big) V_k\f$.
+///   rotary() at their positions before the scores. With both, and \f$j = \lfloor k/(h/g)
+///   \rfloor\f$ the key/value head of query head \f$k\f$,
+///   \f[ \mathrm{head}_k = \mathrm{softmax}\!\Big(\frac{\mathrm{rope}(Q_k)\,
+///       \mathrm{rope}(K_j)^\top}{\sqrt{d_k}}\Big) V_j, \f]
+///   a mask, if there is one, leaving out the keys it blocks.
 #pragma once
 
 #include "attn/math/attention.hpp"
