@@ -401,6 +401,48 @@ void Plotter::bars(const BarChart& b) {
   });
 }
 
+void Plotter::ranges(const RangeChart& r) {
+  require_labels(r.name + " (values)", r.labels.size(), r.value.n_elem);
+  require_labels(r.name + " (low ends)", r.labels.size(), r.low.n_elem);
+  require_labels(r.name + " (high ends)", r.labels.size(), r.high.n_elem);
+  require_plottable(r.name, "value", r.value);
+  require_plottable(r.name, "low end", r.low);
+  require_plottable(r.name, "high end", r.high);
+  for (arma::uword i = 0; i < r.value.n_elem; ++i)
+    if (!(r.low(i) <= r.value(i) && r.value(i) <= r.high(i)))
+      throw math::InputError(fmt::format("figure {}: row {} ({}) has its value {} outside [{}, {}]",
+                                         r.name, i, r.labels[i], r.value(i), r.low(i), r.high(i)));
+  if (std::isinf(r.reference))
+    throw math::InputError(fmt::format("figure {}: the reference is infinite", r.name));
+  if (!active_)
+    return;
+  const auto rows = static_cast<double>(r.labels.size());
+  const int height = 140 + 42 * static_cast<int>(r.labels.size());
+  draw(r.name, 760, height, r.title, [&](std::ostream& gp) {
+    // Row i sits at y = rows − 1 − i, so that the first label is at the top.
+    std::vector<std::tuple<double, double, double, double>> points;
+    std::string ytics = "(";
+    for (arma::uword i = 0; i < r.value.n_elem; ++i) {
+      const double y = rows - 1.0 - static_cast<double>(i);
+      points.emplace_back(r.value(i), y, r.low(i), r.high(i));
+      ytics += fmt::format("{}{} {}", i ? ", " : "", quoted(r.labels[i]), y);
+    }
+    const std::string block = datablock(gp, "rows", points);
+    gp << "set xlabel " << quoted(r.value_label) << "\n"
+       << "set ytics " << ytics << ")\nset tics scale 0\nunset key\n"
+       << fmt::format("set yrange [-0.6:{}]\n", rows - 0.4)
+       << "set offsets graph 0.08, graph 0.08, 0, 0\nset grid xtics\n";
+    if (!std::isnan(r.reference))
+      gp << fmt::format(
+          "set arrow from {0}, graph 0 to {0}, graph 1 nohead dashtype 2 lc rgb '#808080'\n",
+          r.reference);
+    gp << fmt::format(
+        "plot {0} using 1:2:3:4 with xerrorbars pointtype 7 pointsize 1.2 lc rgb {1}, "
+        "{0} using 1:2:(sprintf('%.{2}f', $1)) with labels offset 0,0.8 notitle\n",
+        block, quoted(r.colour), r.decimals);
+  });
+}
+
 void Plotter::lines(const LinePlot& p) {
   require_plottable(p.name, "x", p.x);
   for (const Series& series : p.series) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -215,6 +216,55 @@ TEST(Plotter, LargeGridsAreDrawnWhenNoValuesAreWritten) {
   grid.write_values = false;
   p.heatmap(grid);
   EXPECT_TRUE(fs::is_regular_file(folder / "big.png")) << log.str();
+}
+
+// A range chart (a mean over seeds between the lowest and highest) is drawn, and the log holds
+// only the line that says so: a gnuplot warning there would be a figure drawn wrong.
+TEST(Plotter, RangeChartIsDrawnAndOnlyReported) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "plotter-ranges";
+  fs::remove_all(folder);
+  std::ostringstream out, log;
+  attn::book::Plotter p({true, folder, false}, out, log);
+  ASSERT_TRUE(p.active()) << "gnuplot (gnuplot-nox) is a build dependency";
+  p.ranges({.name = "ranges",
+            .title = "three changes, two seeds each",
+            .labels = {"the baseline", "one change, with \"quotes\"", "another"},
+            .value = {1.676, 1.584, 1.763},
+            .low = {1.675, 1.581, 1.758},
+            .high = {1.677, 1.587, 1.768},
+            .value_label = "bits per byte",
+            .colour = "#1f77b4",
+            .reference = 1.676});
+  EXPECT_TRUE(fs::is_regular_file(folder / "ranges.png"));
+  EXPECT_EQ(log.str(), "wrote " + (folder / "ranges.png").string() + "\n");
+}
+
+TEST(Plotter, RangeChartNamesARowOutsideItsRange) {
+  std::ostringstream log;
+  attn::book::Plotter p = disabled_plotter(log);
+  attn::book::RangeChart chart{.name = "r",
+                               .title = "t",
+                               .labels = {"a", "b"},
+                               .value = {1.0, 2.0},
+                               .low = {0.5, 2.5},
+                               .high = {1.5, 3.0},
+                               .value_label = "x",
+                               .colour = "red"};
+  try {
+    p.ranges(chart);
+    FAIL() << "a value below its range was accepted";
+  } catch (const attn::math::InputError& e) {
+    EXPECT_STREQ(e.what(), "figure r: row 1 (b) has its value 2 outside [2.5, 3]");
+  }
+  chart.low = {0.5};
+  EXPECT_THROW(p.ranges(chart), attn::math::ShapeError);
+  chart.low = {0.5, 1.5};
+  chart.high = {1.5, std::nan("")};
+  EXPECT_THROW(p.ranges(chart), attn::math::InputError);
+  chart.high = {1.5, 3.0};
+  chart.reference = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(p.ranges(chart), attn::math::InputError);
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,23 @@ struct BarChart {
   bool unit_range = true;   ///< fix the y-axis to 0..1 (for weights).
 };
 
+/// \brief One measurement per row, drawn as a point on a horizontal bar that spans its range:
+///        for example the mean of several seeds' runs, between the lowest and the highest.
+struct RangeChart {
+  std::string name;                 ///< file stem.
+  std::string title;                ///< shown above the chart.
+  std::vector<std::string> labels;  ///< one row each, the first at the top.
+  arma::rowvec value;               ///< `(1 × rows)`: the point of each row, written beside it.
+  arma::rowvec low;                 ///< `(1 × rows)`: where its bar starts, at most the value.
+  arma::rowvec high;                ///< `(1 × rows)`: where its bar ends, at least the value.
+  std::string value_label;          ///< the x axis's label.
+  std::string colour;               ///< any gnuplot colour name or `#rrggbb`.
+  /// A value to compare every row with, drawn as a dashed vertical line (the first row's, for
+  /// a baseline), or NaN for none.
+  double reference = std::numeric_limits<double>::quiet_NaN();
+  int decimals = 3;  ///< digits of the value written beside each point.
+};
+
 /// \brief Draws the book's figures, or says once why it does not.
 class Plotter {
  public:
@@ -175,6 +193,11 @@ class Plotter {
   /// \throws ShapeError unless every series has one value per x.
   /// \throws InputError if \p p's x or a series holds a NaN or an infinity (it is named).
   void lines(const LinePlot& p);
+  /// \brief Draws one point and its range per row. \param r the figure.
+  /// \throws ShapeError unless value, low and high have one entry per label.
+  /// \throws InputError if a value or an end holds a NaN or an infinity, or a row's value is
+  ///         outside its range (the row is named), or the reference is infinite.
+  void ranges(const RangeChart& r);
   /// \brief Draws 2-D arrows. \param v the figure.
   /// \throws ShapeError unless every tip is `(1 × 2)`.
   /// \throws InputError if a tip holds a NaN or an infinity (the arrow is named).
