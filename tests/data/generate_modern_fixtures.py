@@ -33,7 +33,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from torch_pieces import Blocks, check_or_write_blocks
+from torch_pieces import Blocks, as_is, check_or_write_blocks, transposed
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE / "torch_modern.txt"
@@ -170,8 +170,7 @@ class TodayBlock(torch.nn.Module):
 
     def named(self, prefix):
         """(our name, tensor, to our layout) in attn::gpt::parameters()'s order."""
-        t = lambda m: m.T  # noqa: E731 (ours are the transposes of nn.Linear's weights)
-        same = lambda m: m  # noqa: E731
+        t, same = transposed, as_is  # ours are the transposes of nn.Linear's weights
         return [(prefix + "ln1.gamma", self.ln1.weight, same),
                 (prefix + "attention.W_Q", self.q.weight, t),
                 (prefix + "attention.W_K", self.k.weight, t),
@@ -195,10 +194,10 @@ def today_gpt(blocks, rng):
     embedding = torch.nn.Parameter(tensor(rng, GPT_V, D, scale=0.5))
     layers = [TodayBlock(GPT_KV, GPT_WINDOW) for _ in range(GPT_LAYERS)]
     final = torch.nn.RMSNorm(D, eps=EPS)
-    named = [("embedding", embedding, lambda m: m)]
+    named = [("embedding", embedding, as_is)]
     for l, block in enumerate(layers):
         named += block.named(f"blocks.{l}.")
-    named.append(("lnf.gamma", final.weight, lambda m: m))
+    named.append(("lnf.gamma", final.weight, as_is))
     with torch.no_grad():
         for name, param, _ in named:
             offset = 1.0 if name.endswith("gamma") else 0.0

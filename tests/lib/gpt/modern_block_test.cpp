@@ -145,12 +145,8 @@ INSTANTIATE_TEST_SUITE_P(FromGpt2ToToday, ModernBlock, ::testing::ValuesIn(choic
 // Today's block (RoPE, 2 key/value heads for 4 query heads, a window of 3, RMSNorm, SwiGLU, tied
 // embeddings) against a model of PyTorch's own modules (tests/data/generate_modern_fixtures.py).
 TEST(ModernBlock, TodaysGptEqualsPyTorchWithin1e10) {
-  const auto fixture = attn_test::fixture_blocks("torch_modern.txt");
-  const auto at = [&](const std::string& name) -> const arma::mat& {
-    const auto found = fixture.find(name);
-    if (found == fixture.end())
-      throw std::runtime_error("torch_modern.txt has no block " + name);
-    return found->second;
+  const auto at = [](const std::string& name) {
+    return attn_test::fixture_block("torch_modern.txt", name);
   };
   const arma::mat c = at("gpt config");
   gpt::TransformerWeights w;

@@ -47,11 +47,8 @@ const std::map<std::string, arma::mat>& blocks() {
   return b;
 }
 
-const arma::mat& at(const std::string& name) {
-  const auto found = blocks().find(name);
-  if (found == blocks().end())
-    throw std::runtime_error("torch_gpt.txt has no case " + name);
-  return found->second;
+arma::mat at(const std::string& name) {
+  return attn_test::fixture_block("torch_gpt.txt", name);
 }
 
 // The largest difference, or infinity if the shapes differ (which fails every bound).

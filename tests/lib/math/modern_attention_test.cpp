@@ -23,16 +23,8 @@ namespace {
 constexpr arma::uword kHeads = 4;  // the fixture's query heads (d_model 16, d_k 4)
 constexpr double kTorchTolerance = 1e-10;
 
-const std::map<std::string, arma::mat>& fixture() {
-  static const auto blocks = attn_test::fixture_blocks("torch_modern.txt");
-  return blocks;
-}
-
 arma::mat at(const std::string& name) {
-  const auto found = fixture().find(name);
-  if (found == fixture().end())
-    throw std::runtime_error("torch_modern.txt has no block " + name);
-  return found->second;
+  return attn_test::fixture_block("torch_modern.txt", name);
 }
 
 // One case of the fixture: (name, key/value heads, window or 0, rotary).

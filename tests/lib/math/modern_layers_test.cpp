@@ -31,16 +31,8 @@ using attn_bad_input::with;
 constexpr double kTorch = 1e-10;  // forward passes and gradients against PyTorch, in float64
 constexpr double kEps = 1e-5;     // the fixture's RMSNorm epsilon, and Llama's
 
-const std::map<std::string, arma::mat>& modern() {
-  static const auto blocks = attn_test::fixture_blocks("torch_modern.txt");
-  return blocks;
-}
-
-const arma::mat& at(const std::string& name) {
-  const auto found = modern().find(name);
-  if (found == modern().end())
-    throw std::runtime_error("torch_modern.txt has no case " + name);
-  return found->second;
+arma::mat at(const std::string& name) {
+  return attn_test::fixture_block("torch_modern.txt", name);
 }
 
 // The largest absolute difference, once the shapes agree.

@@ -17,21 +17,13 @@ namespace {
 constexpr double kForward = 1e-12;
 constexpr double kGradient = 1e-10;
 
-const std::map<std::string, arma::mat>& mha() {
-  static const auto blocks = attn_test::fixture_blocks("torch_multihead.txt");
-  return blocks;
-}
-
-const arma::mat& at(const std::string& name) {
-  const auto found = mha().find(name);
-  if (found == mha().end())
-    throw std::runtime_error("torch_multihead.txt has no case " + name);
-  return found->second;
+arma::mat at(const std::string& name) {
+  return attn_test::fixture_block("torch_multihead.txt", name);
 }
 
 // The numbered case "`name` `number`", as "padded input 1". Appending, rather than writing
 // "padded input " + std::to_string(s), also keeps GCC 14 from a false -Warray-bounds report.
-const arma::mat& at(std::string name, arma::uword number) {
+arma::mat at(std::string name, arma::uword number) {
   name += ' ';
   name += std::to_string(number);
   return at(name);
