@@ -449,6 +449,9 @@ void Plotter::lines(const LinePlot& p) {
     require_labels(p.name + " (" + series.label + ")", p.x.n_elem, series.y.n_elem);
     require_plottable(p.name, "series " + series.label, series.y);
   }
+  if (p.y_from_zero && p.log_y)
+    throw math::InputError(
+        fmt::format("figure {}: a logarithmic y axis cannot start at 0", p.name));
   if (!active_)
     return;
   draw(p.name, 760, 480, p.title, [&](std::ostream& gp) {
@@ -462,8 +465,10 @@ void Plotter::lines(const LinePlot& p) {
     gp << "set xlabel " << quoted(p.x_label) << "\n"
        << "set ylabel " << quoted(p.y_label) << "\n"
        << (p.log_x ? "set logscale x 2\n" : "") << (p.log_y ? "set logscale y 10\n" : "")
-       << "set grid\nset key " << p.key_at << " box opaque\n"
-       << "set offsets 0, 0, graph 0.05, graph 0.05\n"
+       << (p.y_from_zero ? "set yrange [0:*]\n" : "") << "set grid\nset key " << p.key_at
+       << " box opaque\n"
+       << (p.y_from_zero ? "set offsets 0, 0, graph 0.05, 0\n"  // no margin below 0
+                         : "set offsets 0, 0, graph 0.05, graph 0.05\n")
        << "plot ";
     // Points mark measurements; a long curve (a loss per training step) is drawn as a line.
     const std::string style = p.x.n_elem <= 40 ? "linespoints pt 7 ps 0.7" : "lines";

@@ -110,6 +110,28 @@ TEST(Plotter, AFailedGnuplotCommandKeepsThePreviousFigure) {
   EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 1);
 }
 
+// A size starts its axis at 0, and gnuplot draws it with nothing in the log but the file; a
+// logarithmic axis that should start at 0 is refused before gnuplot is asked.
+TEST(Plotter, LinesFromZero) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "plotter-from-zero";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  std::ostringstream out, log;
+  attn::book::Plotter p({true, folder, false}, out, log);
+  attn::book::LinePlot plot{"sizes",
+                            "sizes",
+                            "tokens",
+                            "bytes",
+                            arma::rowvec{1.0, 2.0, 3.0},
+                            {{"held", arma::rowvec{10.0, 20.0, 30.0}, "black"}}};
+  plot.y_from_zero = true;
+  p.lines(plot);
+  EXPECT_EQ(log.str(), "wrote " + (folder / "sizes.png").string() + "\n");
+  plot.log_y = true;
+  EXPECT_THROW(p.lines(plot), attn::math::InputError);
+}
+
 TEST(FindOnPath, FindsShellButNotNonsense) {
   EXPECT_FALSE(attn::book::find_on_path("sh").empty());
   EXPECT_TRUE(attn::book::find_on_path("no-such-program-anywhere").empty());

@@ -126,6 +126,9 @@ struct LinePlot {
   bool log_x = false;               ///< logarithmic x axis (base 2).
   bool log_y = false;               ///< logarithmic y axis (base 10).
   std::string key_at = "top left";  ///< where the key sits, in gnuplot's words.
+  /// The y axis starts at 0 (for sizes and counts, which a margin below would push below 0);
+  /// otherwise gnuplot fits it to the curves. Not with log_y.
+  bool y_from_zero = false;
 };
 
 /// \brief Labelled bars, one group per token, one bar per series (for example a query's
