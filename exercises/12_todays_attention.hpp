@@ -82,7 +82,7 @@ std::size_t kv_cache_bytes(const attn::gpt::TransformerConfig& config, std::size
 /// depends on \f$x_k\f$ directly when \f$j = k\f$, which gives \f$g_k / r\f$, and through
 /// \f$1/r\f$ always, whose derivative is \f$\partial (1/r) / \partial x_k = -x_k / (d\,r^3)\f$,
 /// which gives \f$-x_k \sum_j g_j x_j / (d\,r^3)\f$. Layer norm's gradient (exercise 10.1) has
-/// one more term, \f$-\overline{g}\f$, which its centring brings. Why orthogonal: with
+/// one more term, \f$-\overline{g}/\sigma\f$, which its centring brings. Why orthogonal: with
 /// \f$\epsilon = 0\f$, scaling \f$x\f$ does not change \f$y\f$, so \f$L\f$ does not change
 /// along \f$x\f$.
 arma::rowvec rms_norm_backward_row(const arma::rowvec& x, const arma::rowvec& gamma,

@@ -16,10 +16,14 @@
 #include <attn/gpt/model.hpp>
 #include <attn/gpt/text.hpp>
 #include <attn/gpt/trainer.hpp>
+#include <attn/math/layers.hpp>
+#include <attn/math/mask.hpp>
+#include <attn/math/multi_head.hpp>
 #include <attn/math/validate.hpp>
 #include <attn/numpy/numpy_random.hpp>
 #include <attn/text/bpe.hpp>
 
+#include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <CLI/CLI.hpp>
 
@@ -29,6 +33,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,7 +56,7 @@ const gpt::TransformerConfig kGpt2Block{
     .positions = gpt::Positions::learned,
     .tied_embeddings = true,
 };
-// Chapter 11's recipe, shorter: every run reads the same windows of the same training text.
+// Chapter 11's recipe, shorter.
 const gpt::TrainingSettings kTraining{
     .steps = 800,
     .batch = 8,  // windows of max_length + 1 tokens: 512 tokens a step
@@ -66,6 +71,10 @@ const gpt::TrainingSettings kTraining{
     .precision = gpt::Precision::float32,
 };
 const std::vector<std::uint64_t> kSeeds = {11, 12};
+// A run's batches come from default_rng(seed + kBatchStream), a stream of their own, so every
+// change reads the same windows in the same order for a seed; the weights come from
+// default_rng(seed), as gpt::start() draws them.
+const std::uint64_t kBatchStream = 1000;
 const arma::uword kWindow = 16;         // the sliding window: a quarter of the context
 const arma::uword kGroupedKvHeads = 2;  // of 4 query heads: each pair shares a key/value head
 // Bits per byte are measured on the validation part's first tokens, the same for every run.
@@ -87,6 +96,17 @@ const std::size_t kQuickScoredTokens = 512;  // --quick scores the validation pa
 const double kCacheTolerance = 1e-12;  // a cached decoder against the whole forward pass
 //! [article-numbers]
 
+// The worked example: today's attention on a few tokens, small enough to print every weight.
+// tests/data/generate_modern_fixtures.py draws the same numbers with numpy and computes the same
+// lines with PyTorch (tests/golden/ch12_todays_attention.torch.txt; the test ch12.torch).
+const std::uint64_t kExampleSeed = 2026;
+const arma::uword kExampleTokens = 5;
+const arma::uword kExampleWidth = 8;  // d_model
+const arma::uword kExampleHeads = 4;
+const arma::uword kExampleKvHeads = 2;
+const arma::uword kExampleWindow = 3;
+const arma::uword kExampleHidden = 12;  // SwiGLU's width
+
 // Real models' KV caches, from their published configurations (config.json), in fp16.
 struct RealModel {
   std::string name;
@@ -94,7 +114,7 @@ struct RealModel {
   arma::uword heads = 0;
   arma::uword kv_heads = 0;
   arma::uword d_head = 0;
-  arma::uword context = 0;  // the longest text it was trained to read
+  arma::uword context = 0;  // max_position_embeddings in config.json
   arma::uword window = 0;   // 0: none
 };
 const std::vector<RealModel> kRealModels = {
@@ -215,11 +235,75 @@ Data the_corpus(attn::book::Chapter& ch) {
   data.validation = gpt::encode(data.tokenizer, parts.validation);
   fmt::print(ch.out, "Chapter 11's corpus and tokenizer: the King James Bible, {} training\n",
              parts.training_lines);
-  fmt::print(ch.out, "verses ({} tokens) and {} validation verses ({} tokens), {} tokens.\n",
+  fmt::print(ch.out,
+             "verses ({} tokens) and {} validation verses ({} tokens), a vocabulary of {}.\n",
              data.training.tokens.n_elem, parts.validation_lines, data.validation.tokens.n_elem,
              kVocabulary);
   data.training_text = std::move(parts.training);
   return data;
+}
+
+// Rows of numbers as the example prints them, four decimals each.
+std::string decimals(const arma::rowvec& row) {
+  std::vector<std::string> cells;
+  for (const double value : row)
+    cells.push_back(fmt::format("{:7.4f}", value));
+  return fmt::format("{}", fmt::join(cells, " "));
+}
+
+// `rows` x `cols` standard normals divided by √fan_in, the fan-in being `rows`.
+arma::mat scaled_normal(attn::numpy::Generator& rng, arma::uword rows, arma::uword cols) {
+  return rng.normal(rows, cols) / std::sqrt(static_cast<double>(rows));
+}
+
+// Each piece on a few tokens: grouped-query attention with RoPE inside a sliding window, RMSNorm
+// and SwiGLU, every number printed so that PyTorch's can be set beside it.
+void the_example(attn::book::Chapter& ch) {
+  attn::numpy::Generator rng = attn::numpy::default_rng(kExampleSeed);
+  const arma::uword d_k = kExampleWidth / kExampleHeads;
+  const arma::mat x = rng.normal(kExampleTokens, kExampleWidth);
+  attn::math::MultiHeadWeights W;
+  W.heads = kExampleHeads;
+  W.kv_heads = kExampleKvHeads;
+  W.W_Q = scaled_normal(rng, kExampleWidth, kExampleWidth);
+  W.W_K = scaled_normal(rng, kExampleWidth, kExampleKvHeads * d_k);
+  W.W_V = scaled_normal(rng, kExampleWidth, kExampleKvHeads * d_k);
+  W.W_O = scaled_normal(rng, kExampleWidth, kExampleWidth);
+  attn::math::SwiGluWeights mlp;
+  mlp.W_gate = scaled_normal(rng, kExampleWidth, kExampleHidden);
+  mlp.W_up = scaled_normal(rng, kExampleWidth, kExampleHidden);
+  mlp.W_down = scaled_normal(rng, kExampleHidden, kExampleWidth);
+  const arma::vec positions = arma::regspace<arma::vec>(0, kExampleTokens - 1);
+  const attn::math::Mask band = attn::math::Mask::causal_window(kExampleTokens, kExampleWindow);
+  const attn::math::MultiHead attention =
+      attn::math::multi_head_attention(x, x, x, W, band, {.queries = positions, .keys = positions});
+  fmt::print(ch.out, "\nToday's attention on {} tokens, drawn from default_rng({}): d_model {},\n",
+             kExampleTokens, kExampleSeed, kExampleWidth);
+  fmt::print(ch.out,
+             "{} query heads, {} key/value heads, RoPE, a window of {}. Query heads 0 and 1\n",
+             kExampleHeads, kExampleKvHeads, kExampleWindow);
+  fmt::print(ch.out, "read key/value head 0; their weights, a query a row:\n");
+  bool banded = true;  // nothing outside the window, every row a distribution
+  for (arma::uword i = 0; i < kExampleTokens; ++i) {
+    fmt::print(ch.out, "  {}   {}\n", decimals(attention.heads[0].weights.row(i)),
+               decimals(attention.heads[1].weights.row(i)));
+    for (const attn::math::Attention& head : attention.heads) {
+      const arma::rowvec row = head.weights.row(i);
+      banded = banded && std::abs(arma::accu(row) - 1.0) < kCacheTolerance;
+      for (arma::uword j = 0; j < kExampleTokens; ++j)
+        banded = banded && (band.allows(i, j) || row(j) == 0.0);
+    }
+  }
+  fmt::print(ch.out, "The layer's output for the last token:\n  {}\n",
+             decimals(attention.output.row(kExampleTokens - 1)));
+  const arma::rowvec ones(kExampleWidth, arma::fill::ones);
+  fmt::print(ch.out, "RMSNorm (gamma 1) of the first token:\n  {}\n",
+             decimals(attn::math::rms_norm(x.row(0), ones).y));
+  fmt::print(ch.out, "SwiGLU (hidden width {}) of the first token:\n  {}\n", kExampleHidden,
+             decimals(attn::math::swiglu(x.row(0), mlp).y));
+  ch.checks.claim(fmt::format("every head's weights are 0 outside the window of {} and sum to 1",
+                              kExampleWindow),
+                  banded);
 }
 
 // A random model of `c` from `seed`, as gpt::start() draws one.
@@ -276,7 +360,7 @@ void the_cache(attn::book::Chapter& ch) {
   const arma::rowvec decoded = arma::regspace<arma::rowvec>(1, static_cast<double>(length));
   fmt::print(ch.out, "\nThe KV cache holds, per token, 2 (keys and values) x {} layers x g\n",
              kGpt2Block.layers);
-  fmt::print(ch.out, "key/value heads x d_k {} x 8 bytes (doubles); measured while decoding:\n",
+  fmt::print(ch.out, "key/value heads x d_k {} x 8 bytes (doubles); held while decoding:\n",
              kGpt2Block.d_model / kGpt2Block.heads);
   fmt::print(ch.out, "  {:<30} {:>15} {:>18} {:>18}\n", "", "bytes a token",
              fmt::format("after {} tokens", kWindow), fmt::format("after {} tokens", length));
@@ -322,25 +406,43 @@ void the_cache(attn::book::Chapter& ch) {
 void real_caches(attn::book::Chapter& ch) {
   fmt::print(ch.out, "\nThe same for released models (their config.json), {} bytes a number:\n",
              kHalfPrecisionBytes);
-  fmt::print(ch.out, "  {:<16} {:>6} {:>5} {:>8} {:>6} {:>11}", "", "layers", "heads", "kv heads",
-             "d_head", "KiB a token");
+  fmt::print(ch.out, "  {:<16} {:>6} {:>10} {:>6} {:>6} {:>9}", "", "layers", "kv heads", "d_head",
+             "window", "KiB/token");
   for (const std::size_t tokens : kGenerated)
-    fmt::print(ch.out, " {:>15}", fmt::format("GiB at {} tokens", tokens));
+    fmt::print(ch.out, " {:>12}", fmt::format("GiB at {}", tokens));
   fmt::print(ch.out, "\n");
+  std::vector<std::string> shorter;  // the models whose context is shorter than a length shown
   for (const RealModel& m : kRealModels) {
     const std::size_t per_token =
         cache_bytes_per_token(m.layers, m.kv_heads, m.d_head, kHalfPrecisionBytes);
-    fmt::print(ch.out, "  {:<16} {:>6} {:>5} {:>8} {:>6} {:>11}", m.name, m.layers, m.heads,
-               m.kv_heads, m.d_head, static_cast<double>(per_token) / kBytesPerKibibyte);
+    fmt::print(ch.out, "  {:<16} {:>6} {:>10} {:>6} {:>6} {:>9}", m.name, m.layers,
+               fmt::format("{} of {}", m.kv_heads, m.heads), m.d_head,
+               m.window == 0 ? std::string("-") : fmt::format("{}", m.window),
+               static_cast<double>(per_token) / kBytesPerKibibyte);
     for (const std::size_t tokens : kGenerated) {
       const std::size_t held = m.window == 0 ? tokens : std::min<std::size_t>(tokens, m.window);
       const double gibibytes = static_cast<double>(per_token * held) / kBytesPerGibibyte;
-      fmt::print(
-          ch.out, " {:>15}",
-          tokens > m.context ? std::string("beyond context") : fmt::format("{:.2f}", gibibytes));
+      fmt::print(ch.out, " {:>12}",
+                 tokens > m.context ? std::string("-") : fmt::format("{:.2f}", gibibytes));
     }
-    fmt::print(ch.out, "{}\n", m.window == 0 ? "" : fmt::format(" (window {})", m.window));
+    fmt::print(ch.out, "\n");
+    if (m.context < kGenerated.back())
+      shorter.push_back(fmt::format("{}'s is {}", m.name, m.context));
   }
+  fmt::print(ch.out, "(-: more tokens than the model has positions; {})\n",
+             fmt::join(shorter, ", "));
+}
+
+// The training text's windows, drawn from a stream of their own (kBatchStream) rather than the
+// run's: the run's stream first draws the weights, as many numbers as the change's shapes hold,
+// so each change would read other windows.
+gpt::NextBatch same_windows(const arma::uvec& tokens, const gpt::TrainingSettings& settings) {
+  const gpt::NextBatch windows = gpt::window_batches(tokens, kGpt2Block.max_length, settings.batch);
+  auto stream = std::make_shared<attn::numpy::Generator>(
+      attn::numpy::default_rng(settings.seed + kBatchStream));
+  return [windows, stream](std::int64_t step, attn::numpy::Generator&) {
+    return windows(step, *stream);
+  };
 }
 
 // One change trained from one seed, or read back from the checkpoint an earlier run of the
@@ -349,7 +451,9 @@ gpt::TrainingState trained(attn::book::Chapter& ch, const Data& data, const Chan
                            const gpt::TrainingSettings& settings, const std::string& folder) {
   const gpt::TransformerConfig c = changed(change);
   const std::string fingerprint = gpt::run_fingerprint(
-      c, settings, data.tokenizer, data.training_text, "bits per byte, measured after training");
+      c, settings, data.tokenizer, data.training_text,
+      fmt::format("batches from default_rng(seed + {}); bits per byte, measured after training",
+                  kBatchStream));
   const std::string path = folder.empty()
                                ? std::string()
                                : (std::filesystem::path(folder) /
@@ -368,9 +472,8 @@ gpt::TrainingState trained(attn::book::Chapter& ch, const Data& data, const Chan
     return gpt::Measurement{};
   };
   const auto start = std::chrono::steady_clock::now();
-  gpt::train(state, settings,
-             gpt::window_batches(data.training.tokens, c.max_length, settings.batch), nothing,
-             settings.steps, gpt::progress_line(ch.log));
+  gpt::train(state, settings, same_windows(data.training.tokens, settings), nothing, settings.steps,
+             gpt::progress_line(ch.log));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print(ch.log, "{}, seed {}: {} steps took {:.1f} s (measured; it varies with the machine)\n",
@@ -381,18 +484,18 @@ gpt::TrainingState trained(attn::book::Chapter& ch, const Data& data, const Chan
 }
 
 // Where a change's seeds fall against the baseline's. With two seeds a range is a rough
-// measure of the noise: a change that does nothing lands clear of the baseline's range one time
-// in three. So a difference counts only when the gap between the two ranges is wider than either
-// range itself.
+// measure of the noise: of a change that does nothing, the two ranges land apart one time in
+// three. So a difference is called clear only when the gap between the ranges is wider than both
+// ranges; even then, a change that does nothing passes about one time in eleven.
 std::string verdict(double low, double high, double baseline_low, double baseline_high) {
   const double gap = std::max(baseline_low - high, low - baseline_high);
   const double spread = std::max(high - low, baseline_high - baseline_low);
+  const std::string direction = high < baseline_low ? "better" : "worse";
   if (gap <= 0.0)
     return "within the seeds' spread";
   if (gap <= spread)
-    return "apart, by less than a spread";
-  return high < baseline_low ? "better, by more than the seeds' spread"
-                             : "worse, by more than the seeds' spread";
+    return fmt::format("apart ({}), by less than a spread", direction);
+  return fmt::format("{}, clear by more than the seeds' spread", direction);
 }
 
 // Trains every change from every seed and measures bits per byte on the validation part.
@@ -479,6 +582,7 @@ int main(int argc, char** argv) {
     if (!folder.empty())
       std::filesystem::create_directories(folder);
     const Data data = the_corpus(ch);
+    the_example(ch);
     the_pieces(ch);
     the_cache(ch);
     real_caches(ch);

@@ -15,6 +15,13 @@ tests (tests/lib/math/modern_layers_test.cpp and modern_attention_test.cpp):
   loss and every parameter's gradient on one sentence, named as attn::gpt::parameters() names
   them. GPT-2's block, the same model with the other choices, is checked against PyTorch by
   generate_gpt_fixtures.py.
+- tests/golden/ch12_todays_attention.torch.txt: the lines of chapter 12's worked example (its
+  draws from numpy's default_rng(2026), in the chapter's order: the tokens, W_Q, W_K, W_V, W_O,
+  W_gate, W_up, W_down, each matrix's normals divided by the square root of its rows) as
+  PyTorch computes them: two heads' attention weights with RoPE, two key/value heads for four
+  query heads and a window of three keys, the layer's output for the last token, nn.RMSNorm
+  and the SwiGLU MLP of the first token, four decimals each. The test ch12.torch holds the
+  chapter's printed lines to them.
 
 torch.nn.RMSNorm needs torch 2.4 or later and enable_gqa 2.5 (Debian 13's python3-torch is 2.6);
 Debian 12's torch 1.13 has neither, so there the script says so and checks nothing. Run with
@@ -33,10 +40,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from fixture_files import check_or_write
 from torch_pieces import Blocks, as_is, check_or_write_blocks, transposed
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE / "torch_modern.txt"
+EXAMPLE = HERE.parent / "golden" / "ch12_todays_attention.torch.txt"
 N = 6                 # tokens
 D, H, D_K = 16, 4, 4  # d_model, query heads, head width (two rotary pairs per head)
 D_FF = 10             # SwiGLU's hidden width
@@ -83,7 +92,8 @@ def swiglu(blocks, rng):
 
 def rope(x, positions):
     """x: (heads, n, d_k). Pair (2i, 2i+1) of the row at position m turns by m * BASE^(-2i/d_k)."""
-    theta = BASE ** (-torch.arange(0, D_K, 2, dtype=torch.float64) / D_K)  # (d_k / 2)
+    d_k = x.shape[-1]
+    theta = BASE ** (-torch.arange(0, d_k, 2, dtype=torch.float64) / d_k)  # (d_k / 2)
     angle = positions[:, None] * theta[None, :]                           # (n, d_k / 2)
     cos, sin = torch.cos(angle), torch.sin(angle)
     even, odd = x[..., 0::2], x[..., 1::2]
@@ -93,9 +103,9 @@ def rope(x, positions):
     return out
 
 
-def heads_of(x, heads):
+def heads_of(x, heads, d_k=D_K):
     """(n, heads * d_k) -> (1, heads, n, d_k): head k is columns k d_k ... (k + 1) d_k - 1."""
-    return x.reshape(x.shape[0], heads, D_K).transpose(0, 1).unsqueeze(0)
+    return x.reshape(x.shape[0], heads, d_k).transpose(0, 1).unsqueeze(0)
 
 
 def attention_case(blocks, rng, name, kv_heads, window, rotary):
@@ -230,6 +240,53 @@ ATTENTION_CASES = [
 ]
 
 
+# Chapter 12's worked example (chapters/12_todays_attention/main.cpp, the_example()).
+EX_SEED, EX_N, EX_D, EX_H, EX_KV, EX_WINDOW, EX_HIDDEN = 2026, 5, 8, 4, 2, 3, 12
+
+
+def decimals(row):
+    """A row as the chapter prints it: each number as fmt's {:7.4f}."""
+    return " ".join(f"{value:7.4f}" for value in row.tolist())
+
+
+def chapter_example():
+    """The chapter's example lines, computed by torch from the chapter's numpy draws."""
+    rng = np.random.default_rng(EX_SEED)
+    d_k = EX_D // EX_H
+
+    def scaled(rows, cols):  # normals over the square root of the fan-in, as the chapter draws
+        return torch.from_numpy(rng.normal(size=(rows, cols)) / np.sqrt(rows))
+
+    x = torch.from_numpy(rng.normal(size=(EX_N, EX_D)))
+    w_q, w_k, w_v, w_o = scaled(EX_D, EX_D), scaled(EX_D, EX_KV * d_k), scaled(EX_D, EX_KV * d_k), \
+        scaled(EX_D, EX_D)
+    w_gate, w_up, w_down = scaled(EX_D, EX_HIDDEN), scaled(EX_D, EX_HIDDEN), scaled(EX_HIDDEN, EX_D)
+    positions = torch.arange(EX_N, dtype=torch.float64)
+    q = rope(heads_of(x @ w_q, EX_H, d_k)[0], positions).unsqueeze(0)   # (1, h, n, d_k)
+    k = rope(heads_of(x @ w_k, EX_KV, d_k)[0], positions).unsqueeze(0)  # (1, g, n, d_k)
+    v = heads_of(x @ w_v, EX_KV, d_k)
+    i, j = torch.arange(EX_N)[:, None], torch.arange(EX_N)[None, :]
+    band = (j <= i) & (j > i - EX_WINDOW)  # True = may attend
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=band, enable_gqa=True)
+    output = out[0].transpose(0, 1).reshape(EX_N, EX_D) @ w_o
+    # SDPA returns no weights: the same scores, softmaxed, with the key/value heads repeated
+    # as enable_gqa pairs them (query head k reads key/value head k // (h / g)).
+    k_each = k.repeat_interleave(EX_H // EX_KV, dim=1)
+    scores = (q @ k_each.transpose(-2, -1)) / np.sqrt(d_k)
+    weights = torch.softmax(scores.masked_fill(~band, float("-inf")), dim=-1)[0]
+    v_each = v.repeat_interleave(EX_H // EX_KV, dim=1)[0]
+    assert torch.allclose(weights @ v_each, out[0], rtol=0, atol=1e-12), "weights disagree with SDPA"
+    norm = torch.nn.RMSNorm(EX_D, eps=EPS)  # its weight starts at ones
+    mlp = (F.silu(x[0] @ w_gate) * (x[0] @ w_up)) @ w_down
+    lines = ["# lines ch12_todays_attention must print, computed by PyTorch from the chapter's "
+             "numpy draws, by tests/data/generate_modern_fixtures.py"]
+    lines += [f"  {decimals(weights[0, r])}   {decimals(weights[1, r])}" for r in range(EX_N)]
+    lines.append(f"  {decimals(output[EX_N - 1])}")
+    lines.append(f"  {decimals(norm(x[0]).detach())}")
+    lines.append(f"  {decimals(mlp)}")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     major, minor = (int(part) for part in torch.__version__.split(".")[:2])
     if (major, minor) < (2, 5):
@@ -245,7 +302,9 @@ def main():
     today_gpt(blocks, rng)
     text = (f"# chapter 12's pieces, torch {torch.__version__}, numpy {np.__version__}\n"
             + "\n".join(blocks.lines) + "\n")
-    return 0 if check_or_write_blocks(OUT, text, blocks.values) else 1
+    ok = check_or_write_blocks(OUT, text, blocks.values)
+    ok = check_or_write(EXAMPLE, chapter_example(), "torch") and ok
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
