@@ -101,11 +101,11 @@ const double kCacheTolerance = 1e-12;  // a cached decoder against the whole for
 // lines with PyTorch (tests/golden/ch12_todays_attention.torch.txt; the test ch12.torch).
 const std::uint64_t kExampleSeed = 2026;
 const arma::uword kExampleTokens = 5;
-const arma::uword kExampleWidth = 8;  // d_model
+const arma::uword kExampleWidth = 16;  // d_model: heads of 4, two rotary pairs each
 const arma::uword kExampleHeads = 4;
 const arma::uword kExampleKvHeads = 2;
 const arma::uword kExampleWindow = 3;
-const arma::uword kExampleHidden = 12;  // SwiGLU's width
+const arma::uword kExampleHidden = 24;  // SwiGLU's width
 
 // Real models' KV caches, from their published configurations (config.json), in fp16.
 struct RealModel {
@@ -243,12 +243,15 @@ Data the_corpus(attn::book::Chapter& ch) {
   return data;
 }
 
-// Rows of numbers as the example prints them, four decimals each.
+// Numbers as the example prints them: four decimals each, at most eight to a line, each line
+// indented by two spaces.
+const arma::uword kNumbersPerLine = 8;
 std::string decimals(const arma::rowvec& row) {
-  std::vector<std::string> cells;
-  for (const double value : row)
-    cells.push_back(fmt::format("{:7.4f}", value));
-  return fmt::format("{}", fmt::join(cells, " "));
+  std::string lines;
+  for (arma::uword k = 0; k < row.n_elem; ++k)
+    lines +=
+        fmt::format("{}{:7.4f}", k % kNumbersPerLine == 0 ? (k == 0 ? "  " : "\n  ") : " ", row(k));
+  return lines;
 }
 
 // `rows` x `cols` standard normals divided by √fan_in, the fan-in being `rows`.
@@ -285,8 +288,8 @@ void the_example(attn::book::Chapter& ch) {
   fmt::print(ch.out, "read key/value head 0; their weights, a query a row:\n");
   bool banded = true;  // nothing outside the window, every row a distribution
   for (arma::uword i = 0; i < kExampleTokens; ++i) {
-    fmt::print(ch.out, "  {}   {}\n", decimals(attention.heads[0].weights.row(i)),
-               decimals(attention.heads[1].weights.row(i)));
+    fmt::print(ch.out, "{}   {}\n", decimals(attention.heads[0].weights.row(i)),
+               decimals(attention.heads[1].weights.row(i)).substr(2));
     for (const attn::math::Attention& head : attention.heads) {
       const arma::rowvec row = head.weights.row(i);
       banded = banded && std::abs(arma::accu(row) - 1.0) < kCacheTolerance;
@@ -294,12 +297,12 @@ void the_example(attn::book::Chapter& ch) {
         banded = banded && (band.allows(i, j) || row(j) == 0.0);
     }
   }
-  fmt::print(ch.out, "The layer's output for the last token:\n  {}\n",
+  fmt::print(ch.out, "The layer's output for the last token:\n{}\n",
              decimals(attention.output.row(kExampleTokens - 1)));
   const arma::rowvec ones(kExampleWidth, arma::fill::ones);
-  fmt::print(ch.out, "RMSNorm (gamma 1) of the first token:\n  {}\n",
+  fmt::print(ch.out, "RMSNorm (gamma 1) of the first token:\n{}\n",
              decimals(attn::math::rms_norm(x.row(0), ones).y));
-  fmt::print(ch.out, "SwiGLU (hidden width {}) of the first token:\n  {}\n", kExampleHidden,
+  fmt::print(ch.out, "SwiGLU (hidden width {}) of the first token:\n{}\n", kExampleHidden,
              decimals(attn::math::swiglu(x.row(0), mlp).y));
   ch.checks.claim(fmt::format("every head's weights are 0 outside the window of {} and sum to 1",
                               kExampleWindow),

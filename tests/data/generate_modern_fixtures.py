@@ -18,10 +18,10 @@ tests (tests/lib/math/modern_layers_test.cpp and modern_attention_test.cpp):
 - tests/golden/ch12_todays_attention.torch.txt: the lines of chapter 12's worked example (its
   draws from numpy's default_rng(2026), in the chapter's order: the tokens, W_Q, W_K, W_V, W_O,
   W_gate, W_up, W_down, each matrix's normals divided by the square root of its rows) as
-  PyTorch computes them: two heads' attention weights with RoPE, two key/value heads for four
-  query heads and a window of three keys, the layer's output for the last token, nn.RMSNorm
-  and the SwiGLU MLP of the first token, four decimals each. The test ch12.torch holds the
-  chapter's printed lines to them.
+  PyTorch computes them: two heads' attention weights with RoPE (heads of width 4, two rotary
+  pairs), two key/value heads for four query heads and a window of three keys, the layer's
+  output for the last token, nn.RMSNorm and the SwiGLU MLP of the first token, four decimals
+  each. The test ch12.torch holds the chapter's printed lines to them, in order.
 
 torch.nn.RMSNorm needs torch 2.4 or later and enable_gqa 2.5 (Debian 13's python3-torch is 2.6);
 Debian 12's torch 1.13 has neither, so there the script says so and checks nothing. Run with
@@ -30,7 +30,8 @@ Debian 13's python3-torch:
     /usr/bin/python3 tests/data/generate_modern_fixtures.py          # verify
     /usr/bin/python3 tests/data/generate_modern_fixtures.py --write  # write after a change
 
-Every input and weight comes from numpy's default_rng(37), so the C++ tests need no Python.
+Every input and weight comes from numpy's default_rng(37) (the chapter's example's from
+default_rng(2026)), so the C++ tests need no Python.
 Verifying compares with the committed file within 1e-13 and never writes.
 """
 import pathlib
@@ -241,12 +242,15 @@ ATTENTION_CASES = [
 
 
 # Chapter 12's worked example (chapters/12_todays_attention/main.cpp, the_example()).
-EX_SEED, EX_N, EX_D, EX_H, EX_KV, EX_WINDOW, EX_HIDDEN = 2026, 5, 8, 4, 2, 3, 12
+EX_SEED, EX_N, EX_D, EX_H, EX_KV, EX_WINDOW, EX_HIDDEN = 2026, 5, 16, 4, 2, 3, 24
+PER_LINE = 8  # numbers to a printed line
 
 
 def decimals(row):
-    """A row as the chapter prints it: each number as fmt's {:7.4f}."""
-    return " ".join(f"{value:7.4f}" for value in row.tolist())
+    """A row as the chapter prints it: each number as fmt's {:7.4f}, eight to a line, each line
+    indented by two spaces."""
+    values = [f"{value:7.4f}" for value in row.tolist()]
+    return ["  " + " ".join(values[k:k + PER_LINE]) for k in range(0, len(values), PER_LINE)]
 
 
 def chapter_example():
@@ -280,10 +284,11 @@ def chapter_example():
     mlp = (F.silu(x[0] @ w_gate) * (x[0] @ w_up)) @ w_down
     lines = ["# lines ch12_todays_attention must print, computed by PyTorch from the chapter's "
              "numpy draws, by tests/data/generate_modern_fixtures.py"]
-    lines += [f"  {decimals(weights[0, r])}   {decimals(weights[1, r])}" for r in range(EX_N)]
-    lines.append(f"  {decimals(output[EX_N - 1])}")
-    lines.append(f"  {decimals(norm(x[0]).detach())}")
-    lines.append(f"  {decimals(mlp)}")
+    lines += [decimals(weights[0, r])[0] + "   " + decimals(weights[1, r])[0][2:]
+              for r in range(EX_N)]
+    lines += ["The layer's output for the last token:"] + decimals(output[EX_N - 1])
+    lines += ["RMSNorm (gamma 1) of the first token:"] + decimals(norm(x[0]).detach())
+    lines += [f"SwiGLU (hidden width {EX_HIDDEN}) of the first token:"] + decimals(mlp)
     return "\n".join(lines) + "\n"
 
 

@@ -66,16 +66,20 @@ if(GOLDEN_START)
     message(FATAL_ERROR "stdout does not begin with ${GOLDEN_START} (- reference, + ours):\n${diff}")
   endif()
 endif()
-# GOLDEN_LINES: every line of a reference file another implementation wrote (for chapter 08:
-# PyTorch, tests/data/generate_torch_fixtures.py) is a whole line of stdout; '#' lines are comments.
+# GOLDEN_LINES: every line of a reference file another implementation wrote (for chapter 08 and
+# chapter 12: PyTorch, tests/data/generate_torch_fixtures.py and generate_modern_fixtures.py) is
+# a whole line of stdout, in the file's order; '#' lines are comments.
 if(GOLDEN_LINES)
   file(STRINGS "${GOLDEN_LINES}" wanted REGEX "^[^#]")
   string(REPLACE "\n" ";" printed "${out}")
   foreach(line IN LISTS wanted)
     list(FIND printed "${line}" at)
     if(at EQUAL -1)
-      message(FATAL_ERROR "stdout lacks a line of ${GOLDEN_LINES}:\n${line}\nstdout:\n${out}")
+      message(FATAL_ERROR "stdout lacks a line of ${GOLDEN_LINES}, or prints it before the line "
+        "the file has before it:\n${line}\nstdout:\n${out}")
     endif()
+    math(EXPR after "${at} + 1")
+    list(SUBLIST printed ${after} -1 printed)  # the next line must come after this one
   endforeach()
 endif()
 if(GOLDEN)
