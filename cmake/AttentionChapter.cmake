@@ -141,7 +141,7 @@ endfunction()
 #                 [COLOUR ON] [GOLDEN_START file] [GOLDEN_LINES file]): one more run of a
 # chapter. With the default EXIT 0 and no STDOUT pattern, GOLDEN_START or GOLDEN_LINES its
 # stdout must equal tests/golden/chNN_slug.<name>.txt; GOLDEN_START instead requires stdout to
-# begin with a reference file another implementation wrote, and GOLDEN_LINES to hold each line
+# begin with a reference file another implementation wrote, and GOLDEN_LINES to hold each line, in order,
 # of one; otherwise the exit code and the patterns are checked. STDOUT is matched against the text a reader sees, with terminal
 # colour codes taken out; COLOUR ON also requires that there were colour codes.
 function(add_chapter_run folder name)

@@ -96,7 +96,7 @@ const std::size_t kQuickScoredTokens = 512;  // --quick scores the validation pa
 const double kCacheTolerance = 1e-12;  // a cached decoder against the whole forward pass
 //! [article-numbers]
 
-// The worked example: today's attention on a few tokens, small enough to print every weight.
+// The worked example: today's attention on a few tokens, small enough to print two heads' weights.
 // tests/data/generate_modern_fixtures.py draws the same numbers with numpy and computes the same
 // lines with PyTorch (tests/golden/ch12_todays_attention.torch.txt; the test ch12.torch).
 const std::uint64_t kExampleSeed = 2026;

@@ -78,8 +78,13 @@ if(GOLDEN_LINES)
       message(FATAL_ERROR "stdout lacks a line of ${GOLDEN_LINES}, or prints it before the line "
         "the file has before it:\n${line}\nstdout:\n${out}")
     endif()
-    math(EXPR after "${at} + 1")
-    list(SUBLIST printed ${after} -1 printed)  # the next line must come after this one
+    math(EXPR after "${at} + 1")  # the next line must come after this one
+    list(LENGTH printed count)
+    if(after LESS count)
+      list(SUBLIST printed ${after} -1 printed)
+    else()
+      set(printed "")
+    endif()
   endforeach()
 endif()
 if(GOLDEN)
