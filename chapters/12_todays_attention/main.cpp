@@ -177,6 +177,9 @@ void to_grouped(gpt::TransformerConfig& c) {
 void to_window(gpt::TransformerConfig& c) {
   c.window = kWindow;
 }
+void to_multi_query(gpt::TransformerConfig& c) {
+  c.kv_heads = 1;
+}
 void to_rms_norm(gpt::TransformerConfig& c) {
   c.norm = gpt::Norm::rms_norm;
 }
@@ -195,10 +198,7 @@ const std::vector<Change> kChanges = {
        c.positions = gpt::Positions::none;
      }},
     {"grouped-query, 2 key/value heads", "gqa", to_grouped, true},
-    {"multi-query, 1 key/value head", "mqa",
-     [](auto& c) {
-       c.kv_heads = 1;
-     }},
+    {"multi-query, 1 key/value head", "mqa", to_multi_query},
     {"sliding window of 16", "window", to_window, true},
     {"RMSNorm", "rmsnorm", to_rms_norm, true},
     {"SwiGLU, as many parameters", "swiglu", to_swiglu, true},
@@ -212,9 +212,10 @@ const std::vector<Change> kChanges = {
      }},
 };
 
-gpt::TransformerConfig changed(const Change& change) {
+// GPT-2's block with `apply`'s change.
+gpt::TransformerConfig changed(const std::function<void(gpt::TransformerConfig&)>& apply) {
   gpt::TransformerConfig c = kGpt2Block;
-  change.apply(c);
+  apply(c);
   return c;
 }
 
@@ -309,10 +310,9 @@ void the_example(attn::book::Chapter& ch) {
                   banded);
 }
 
-// A random model of `c` from `seed`, as gpt::start() draws one.
+// A random model of `c` from `seed`: the weights a run from that seed starts from.
 gpt::TransformerWeights random_model(const gpt::TransformerConfig& c, std::uint64_t seed) {
-  attn::numpy::Generator rng = attn::numpy::default_rng(seed);
-  return gpt::init_transformer(c, [&](arma::uword r, arma::uword k) { return rng.normal(r, k); });
+  return gpt::start(c, {.seed = seed}).weights;
 }
 
 // Every change, cached and whole: a random model of each decodes a text token by token through
@@ -323,7 +323,7 @@ void the_pieces(attn::book::Chapter& ch) {
   fmt::print(ch.out, "cache, against the whole forward pass over the same {} tokens:\n",
              kGpt2Block.max_length);
   for (const Change& change : kChanges) {
-    const gpt::TransformerConfig c = changed(change);
+    const gpt::TransformerConfig c = changed(change.apply);
     const gpt::TransformerWeights w = random_model(c, seed);
     arma::uvec text(c.max_length);  // any tokens will do
     for (arma::uword t = 0; t < text.n_elem; ++t)
@@ -356,9 +356,9 @@ void the_cache(attn::book::Chapter& ch) {
   };
   const std::vector<Choice> choices = {
       {"multi-head, 4 key/value heads", kGpt2Block, colour::blue},
-      {"grouped-query, 2", changed(kChanges[3]), colour::orange},
-      {"multi-query, 1", changed(kChanges[4]), colour::teal},
-      {"multi-head, window of 16", changed(kChanges[5]), colour::purple}};
+      {"grouped-query, 2", changed(to_grouped), colour::orange},
+      {"multi-query, 1", changed(to_multi_query), colour::teal},
+      {"multi-head, window of 16", changed(to_window), colour::purple}};
   const arma::uword length = kGpt2Block.max_length;
   const arma::rowvec decoded = arma::regspace<arma::rowvec>(1, static_cast<double>(length));
   fmt::print(ch.out, "\nThe KV cache holds, per token, 2 (keys and values) x {} layers x g\n",
@@ -452,7 +452,7 @@ gpt::NextBatch same_windows(const arma::uvec& tokens, const gpt::TrainingSetting
 // chapter left in `folder` (empty: keep none). A checkpoint of another run is trained again.
 gpt::TrainingState trained(attn::book::Chapter& ch, const Data& data, const Change& change,
                            const gpt::TrainingSettings& settings, const std::string& folder) {
-  const gpt::TransformerConfig c = changed(change);
+  const gpt::TransformerConfig c = changed(change.apply);
   const std::string fingerprint = gpt::run_fingerprint(
       c, settings, data.tokenizer, data.training_text,
       fmt::format("batches from default_rng(seed + {}); bits per byte, measured after training",
@@ -542,7 +542,7 @@ void the_comparison(attn::book::Chapter& ch, const Data& data, bool is_quick,
     low(k) = bits.min();
     high(k) = bits.max();
     fmt::print(ch.out, "  {:<34} {:>10} {:>8.3f} {:>8.3f} {:>8.3f} {:>8}\n", change.label,
-               gpt::parameter_count(changed(change)), bits(0), bits(1), mean(k),
+               gpt::parameter_count(changed(change.apply)), bits(0), bits(1), mean(k),
                k == 0 ? std::string("baseline") : fmt::format("{:+.3f}", mean(k) - mean(0)));
     verdicts.push_back(verdict(low(k), high(k), low(0), high(0)));
   }
