@@ -9,11 +9,8 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <exception>
-#include <thread>
 
 namespace attn::ch10 {
 
@@ -122,28 +119,10 @@ Trained train(const gpt::TransformerConfig& config, const TrainingSettings& sett
 std::vector<Evaluation> train_side_by_side(const std::vector<Run>& runs,
                                            const std::vector<Sentence>& training,
                                            const std::vector<Sentence>& heldout) {
-  const fast::OneThread one_thread;  // before the workers start: OpenBLAS's setting is process-wide
   std::vector<Evaluation> results(runs.size());
-  std::vector<std::exception_ptr> errors(runs.size());
-  std::atomic<std::size_t> next{0};
-  const auto worker = [&] {  // takes the next run until none is left
-    for (std::size_t k; (k = next++) < runs.size();) {
-      try {
-        results[k] = train(runs[k].config, runs[k].settings, training, heldout).after;
-      } catch (...) {
-        errors[k] = std::current_exception();
-      }
-    }
-  };
-  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> workers;
-  for (std::size_t w = 0; w < std::min(cores, runs.size()); ++w)
-    workers.emplace_back(worker);
-  for (std::thread& w : workers)
-    w.join();
-  for (const std::exception_ptr& e : errors)
-    if (e)
-      std::rethrow_exception(e);
+  fast::side_by_side(runs.size(), [&](std::size_t k) {
+    results[k] = train(runs[k].config, runs[k].settings, training, heldout).after;
+  });
   return results;
 }
 

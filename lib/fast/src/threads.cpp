@@ -3,6 +3,12 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
+#include <vector>
+
 namespace attn::fast {
 
 OneThread::OneThread(Held held)
@@ -17,6 +23,31 @@ OneThread::~OneThread() {
   openblas_set_num_threads(blas_before_);
   if (openmp_before_ > 0)
     omp_set_num_threads(openmp_before_);
+}
+
+void side_by_side(std::size_t count, const std::function<void(std::size_t job)>& job) {
+  const OneThread blas_on_one_thread(Held::blas);  // process-wide, so before any worker starts
+  std::vector<std::exception_ptr> errors(count);
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    omp_set_num_threads(1);  // a thread's own setting: the regions this worker starts
+    for (std::size_t k; (k = next++) < count;) {
+      try {
+        job(k);
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    }
+  };
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  {
+    std::vector<std::jthread> workers;  // joined when they go out of scope, whatever happens
+    for (std::size_t w = 0; w < std::min(cores, count); ++w)
+      workers.emplace_back(worker);
+  }
+  for (const std::exception_ptr& e : errors)
+    if (e)
+      std::rethrow_exception(e);
 }
 
 }  // namespace attn::fast

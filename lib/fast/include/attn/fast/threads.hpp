@@ -1,6 +1,10 @@
 /// \file
-/// \brief Holding OpenBLAS, and OpenMP, to one thread for a while.
+/// \brief Holding OpenBLAS, and OpenMP, to one thread for a while; jobs run side by side,
+///        one thread each.
 #pragma once
+
+#include <cstddef>
+#include <functional>
 
 namespace attn::fast {
 
@@ -32,5 +36,19 @@ class OneThread {
   int blas_before_;
   int openmp_before_;  // 0: OpenMP was left alone
 };
+
+/// \brief Runs job(0), job(1), ..., job(count − 1) side by side on the machine's cores, one
+///        thread each: OpenBLAS is held to one thread (process-wide) before the workers start,
+///        and each worker holds the OpenMP regions it starts to one thread. A worker takes the
+///        next job as soon as it is free, so the jobs must not depend on one another, and each
+///        must write only what is its own (its slot of a vector).
+///
+/// For models too small for a team of threads to pay (chapter 10's, chapter 12's): two runs
+/// on one core each end sooner than the same runs one after the other on two cores each. A job
+/// computes what it would compute alone; only the wall time changes.
+/// \param count how many jobs (0: none, and no thread is started).
+/// \param job what job k does, for k from 0.
+/// \throws the exception of the first job in job order that threw, once every job has ended.
+void side_by_side(std::size_t count, const std::function<void(std::size_t job)>& job);
 
 }  // namespace attn::fast
