@@ -10,6 +10,7 @@
 
 #include <attn/book/chapter.hpp>
 #include <attn/book/palette.hpp>
+#include <attn/fast/threads.hpp>
 #include <attn/gpt/checkpoint.hpp>
 #include <attn/gpt/decoder.hpp>
 #include <attn/gpt/forward.hpp>
@@ -34,6 +35,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -450,7 +452,8 @@ gpt::NextBatch same_windows(const arma::uvec& tokens, const gpt::TrainingSetting
 
 // One change trained from one seed, or read back from the checkpoint an earlier run of the
 // chapter left in `folder` (empty: keep none). A checkpoint of another run is trained again.
-gpt::TrainingState trained(attn::book::Chapter& ch, const Data& data, const Change& change,
+// What it has to say goes to `log`: the run's own, as runs train side by side.
+gpt::TrainingState trained(std::ostream& log, const Data& data, const Change& change,
                            const gpt::TrainingSettings& settings, const std::string& folder) {
   const gpt::TransformerConfig c = changed(change.apply);
   const std::string fingerprint = gpt::run_fingerprint(
@@ -467,7 +470,7 @@ gpt::TrainingState trained(attn::book::Chapter& ch, const Data& data, const Chan
     try {
       return gpt::load_checkpoint(path, fingerprint, c);
     } catch (const attn::math::InputError& e) {
-      fmt::print(ch.log, "{}; training it again\n", e.what());
+      fmt::print(log, "{}; training it again\n", e.what());
     }
   }
   gpt::TrainingState state = gpt::start(c, settings);
@@ -475,11 +478,11 @@ gpt::TrainingState trained(attn::book::Chapter& ch, const Data& data, const Chan
     return gpt::Measurement{};
   };
   const auto start = std::chrono::steady_clock::now();
-  gpt::train(state, settings, same_windows(data.training.tokens, settings), nothing, settings.steps,
-             gpt::progress_line(ch.log));
+  gpt::train(state, settings, same_windows(data.training.tokens, settings), nothing,
+             settings.steps);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print(ch.log, "{}, seed {}: {} steps took {:.1f} s (measured; it varies with the machine)\n",
+  fmt::print(log, "{}, seed {}: {} steps took {:.1f} s (measured; it varies with the machine)\n",
              change.label, settings.seed, settings.steps, seconds);
   if (!path.empty())
     gpt::save_checkpoint(path, fingerprint, state);
@@ -526,17 +529,27 @@ void the_comparison(attn::book::Chapter& ch, const Data& data, bool is_quick,
   const double uniform = std::log2(static_cast<double>(kVocabulary)) /
                          (static_cast<double>(data.training_text.size()) /
                           static_cast<double>(data.training.tokens.n_elem));
-  bool below_uniform = true;  // every run learned something
+  // Every change from every seed, trained (or read back) and scored side by side, a run to a
+  // core: a model this small cannot keep two cores busy (a run takes about as long on one
+  // thread as on two), so two runs at once take about half the time. Each run keeps its own
+  // log, shown once all have ended, in order.
+  const std::size_t seeds = kSeeds.size();
+  arma::mat scores(rows, seeds);  // bits per byte: a row per change, a column per seed
+  std::vector<std::ostringstream> logs(rows * seeds);
+  attn::fast::side_by_side(rows * seeds, [&](std::size_t run_index) {
+    const std::size_t k = run_index / seeds;
+    gpt::TrainingSettings run = settings;
+    run.seed = kSeeds[run_index % seeds];
+    const gpt::TrainingState state = trained(logs[run_index], data, kChanges[k], run, folder);
+    scores(k, run_index % seeds) =
+        gpt::bits_per_byte(state.weights, data.validation, scored, run.precision);
+  });
+  for (const std::ostringstream& log : logs)
+    fmt::print(ch.log, "{}", log.str());
+  const bool below_uniform = arma::all(arma::vectorise(scores) < uniform);  // all learned
   for (std::size_t k = 0; k < rows; ++k) {
     const Change& change = kChanges[k];
-    arma::rowvec bits(kSeeds.size());
-    for (std::size_t s = 0; s < kSeeds.size(); ++s) {
-      gpt::TrainingSettings run = settings;
-      run.seed = kSeeds[s];
-      const gpt::TrainingState state = trained(ch, data, change, run, folder);
-      bits(s) = gpt::bits_per_byte(state.weights, data.validation, scored, run.precision);
-      below_uniform = below_uniform && bits(s) < uniform;
-    }
+    const arma::rowvec bits = scores.row(k);
     labels.push_back(change.label);
     mean(k) = arma::mean(bits);
     low(k) = bits.min();
