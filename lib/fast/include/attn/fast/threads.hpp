@@ -45,10 +45,12 @@ class OneThread {
 ///
 /// For models too small for a team of threads to pay (chapter 10's, chapter 12's): two runs
 /// on one core each end sooner than the same runs one after the other on two cores each. A job
-/// computes what it would compute alone; only the wall time changes.
+/// computes what it would compute alone on one thread; only the wall time changes.
 /// \param count how many jobs (0: none, and no thread is started).
 /// \param job what job k does, for k from 0.
-/// \throws the exception of the first job in job order that threw, once every job has ended.
-void side_by_side(std::size_t count, const std::function<void(std::size_t job)>& job);
+/// \throws the exception of the first job in job order that threw, once every job has ended;
+///         std::system_error if not even one worker thread can be started (then no job has run;
+///         if only some can, they run every job).
+void side_by_side(std::size_t count, const std::function<void(std::size_t k)>& job);
 
 }  // namespace attn::fast
