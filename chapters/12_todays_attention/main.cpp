@@ -35,6 +35,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -530,22 +531,24 @@ void the_comparison(attn::book::Chapter& ch, const Data& data, bool is_quick,
                          (static_cast<double>(data.training_text.size()) /
                           static_cast<double>(data.training.tokens.n_elem));
   // Every change from every seed, trained (or read back) and scored side by side, a run to a
-  // core: a model this small cannot keep two cores busy (a run takes about as long on one
-  // thread as on two), so two runs at once take about half the time. Each run keeps its own
-  // log, shown once all have ended, in order.
+  // core (attn::fast::side_by_side() says why). Runs end in any order; each prints its log
+  // lines, whole, as it ends.
   const std::size_t seeds = kSeeds.size();
+  const std::size_t runs = rows * seeds;
   arma::mat scores(rows, seeds);  // bits per byte: a row per change, a column per seed
-  std::vector<std::ostringstream> logs(rows * seeds);
-  attn::fast::side_by_side(rows * seeds, [&](std::size_t run_index) {
-    const std::size_t k = run_index / seeds;
-    gpt::TrainingSettings run = settings;
-    run.seed = kSeeds[run_index % seeds];
-    const gpt::TrainingState state = trained(logs[run_index], data, kChanges[k], run, folder);
-    scores(k, run_index % seeds) =
-        gpt::bits_per_byte(state.weights, data.validation, scored, run.precision);
-  });
-  for (const std::ostringstream& log : logs)
+  std::mutex log_lock;
+  attn::fast::side_by_side(runs, [&](std::size_t r) {
+    const std::size_t k = r / seeds;
+    const std::size_t seed_index = r % seeds;
+    gpt::TrainingSettings run_settings = settings;
+    run_settings.seed = kSeeds[seed_index];
+    std::ostringstream log;
+    const gpt::TrainingState state = trained(log, data, kChanges[k], run_settings, folder);
+    scores(k, seed_index) =
+        gpt::bits_per_byte(state.weights, data.validation, scored, run_settings.precision);
+    const std::lock_guard<std::mutex> hold(log_lock);
     fmt::print(ch.log, "{}", log.str());
+  });
   const bool below_uniform = arma::all(arma::vectorise(scores) < uniform);  // all learned
   for (std::size_t k = 0; k < rows; ++k) {
     const Change& change = kChanges[k];
