@@ -1,6 +1,6 @@
 """What the fixture scripts in tests/data share.
 
-- hex_block / read_hex_blocks: the format the C++ tests read (tests/fixture_blocks.hpp): a line
+- hex_block / read_hex_blocks / parse_hex_blocks: the format the C++ tests read (tests/fixture_blocks.hpp): a line
   "case NAME ROWS COLS", then ROWS lines of exact hexadecimal doubles.
 - check_or_write: a script verifies by default, printing the difference and returning False
   when the committed file differs from what the reference computes; with --write it replaces
@@ -21,7 +21,12 @@ def hex_block(name, matrix):
 
 def read_hex_blocks(path):
     """Every block of a file, by name, as numpy arrays."""
-    blocks, lines = {}, path.read_text(encoding="utf-8").splitlines()
+    return parse_hex_blocks(path.read_text(encoding="utf-8"))
+
+
+def parse_hex_blocks(text):
+    """Every block of a text in that format, by name, as numpy arrays."""
+    blocks, lines = {}, text.splitlines()
     for i, line in enumerate(lines):
         if line.startswith("case "):
             *name, rows, cols = line[5:].split()

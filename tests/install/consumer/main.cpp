@@ -1,5 +1,6 @@
 // A program of a reader's own that uses the installed library: it includes the layers' headers
-// from the install prefix, links attn::math, attn::fast, attn::text, attn::numpy and attn::gpt,
+// from the install prefix, links attn::math, attn::fast, attn::text, attn::numpy, attn::stats and
+// attn::gpt,
 // and prints one checked result of each. Exit status: 0 when every check holds, 1 when one does
 // not.
 #include <attn/fast/streaming.hpp>
@@ -9,6 +10,7 @@
 #include <attn/math/attention.hpp>
 #include <attn/math/mask.hpp>
 #include <attn/numpy/numpy_random.hpp>
+#include <attn/stats/experiment.hpp>
 #include <attn/text/bpe.hpp>
 
 #include <fmt/format.h>
@@ -77,6 +79,13 @@ void use_numpy() {
   check(std::abs(x - 0.1257302210933933) < 1e-14, "numpy's first normal of seed 0");
 }
 
+// Student's t quantile, as scipy.stats.t.ppf(0.975, 10) gives it: 2.2281388519649385.
+void use_stats() {
+  const double t = attn::stats::t_quantile(0.975, 10.0);
+  fmt::print("stats: Student's t at 0.975 with 10 degrees of freedom = {:.10f}\n", t);
+  check(std::abs(t - 2.2281388519649385) < 1e-12, "SciPy's t quantile");
+}
+
 // A tiny GPT trained a few steps on a sentence repeated, with chapter 11's recipe, then asked
 // to continue it: the loss falls, and greedy decoding through the KV cache writes tokens.
 void use_gpt() {
@@ -123,6 +132,7 @@ int main() {
   use_fast();
   use_text();
   use_numpy();
+  use_stats();
   use_gpt();
   return all_hold ? 0 : 1;
 }
