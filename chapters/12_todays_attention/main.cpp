@@ -22,6 +22,7 @@
 #include <attn/math/multi_head.hpp>
 #include <attn/math/validate.hpp>
 #include <attn/numpy/numpy_random.hpp>
+#include <attn/stats/experiment.hpp>
 #include <attn/text/bpe.hpp>
 
 #include <fmt/format.h>
@@ -70,10 +71,9 @@ const gpt::TrainingSettings kTraining{
     .beta1 = 0.9,
     .beta2 = 0.999,
     .clip_norm = 1.0,
-    .evaluate_every = 800,  // one measurement, after the last step
+    .evaluate_every = 200,  // a point of the learning curves every 200 steps
     .precision = gpt::Precision::float32,
 };
-const std::vector<std::uint64_t> kSeeds = {11, 12};
 // A run's batches come from default_rng(seed + kBatchStream), a stream of their own, so every
 // change reads the same windows in the same order for a seed; the weights come from
 // default_rng(seed), as gpt::start() draws them.
@@ -84,15 +84,35 @@ const arma::uword kGroupedKvHeads = 2;  // of 4 query heads: each pair shares a 
 const std::size_t kScoredTokens = 32768;
 //! [settings]
 
+//! [design]
+// The experiment, fixed before any run. Every change is trained from kSeeds; GPT-2's block,
+// whose noise enters every comparison, from kBaselineTimes as many: kSeeds, then the seeds after
+// the last. Each change's difference from the baseline gets an interval that holds for all eight
+// changes at once with kFamilyConfidence (Bonferroni's correction), from one run's spread pooled
+// over the nine rows; a verdict only where the interval leaves out 0.
+const std::vector<std::uint64_t> kSeeds = {11, 12, 13, 14, 15, 16, 17};
+const std::size_t kBaselineTimes = 3;
+const double kFamilyConfidence = 0.95;
+const double kPower = 0.8;  // of finding the design's smallest detectable difference
+// One run's spread the design was planned for: six seeds a change and twelve of the baseline,
+// pooled over the nine rows (0.014 in this chapter's first edition, two seeds a row, was too low).
+const double kPlannedSpread = 0.0168;
+// The learning-rate check: GPT-2's block and the changes whose verdicts could rest on the rate,
+// trained again at twice the peak (and final) rate from the first kRateSeeds seeds.
+const double kRateFactor = 2.0;
+const std::size_t kRateSeeds = 3;
+//! [design]
+
 // --quick (the tests and CI): the same changes, a few steps, to check every piece but the
 // models' quality.
 gpt::TrainingSettings quick(gpt::TrainingSettings settings) {
   settings.steps = 6;
   settings.batch = 2;
   settings.warmup_steps = 2;
-  settings.evaluate_every = 6;
+  settings.evaluate_every = 3;
   return settings;
 }
+const std::vector<std::uint64_t> kQuickSeeds = {11, 12};  // the baseline's: 11 to 16
 const std::size_t kQuickScoredTokens = 512;  // --quick scores the validation part's first tokens
 
 //! [article-numbers]
@@ -110,34 +130,51 @@ const arma::uword kExampleKvHeads = 2;
 const arma::uword kExampleWindow = 3;
 const arma::uword kExampleHidden = 24;  // SwiGLU's width
 
-// Real models' KV caches, from their published configurations (config.json), in fp16.
+// Released models, from their published configurations (config.json) and, for the tokens they
+// were trained on, their papers (Llama 2: two trillion tokens; Mistral did not say).
 struct RealModel {
   std::string name;
+  arma::uword vocabulary = 0;
+  arma::uword d_model = 0;
   arma::uword layers = 0;
   arma::uword heads = 0;
   arma::uword kv_heads = 0;
   arma::uword d_head = 0;
-  arma::uword context = 0;  // max_position_embeddings in config.json
-  arma::uword window = 0;   // 0: none
+  arma::uword d_ff = 0;          // SwiGLU's hidden width (intermediate_size)
+  arma::uword context = 0;       // max_position_embeddings in config.json
+  arma::uword window = 0;        // 0: none
+  double training_tokens = 0.0;  // 0: not published
 };
+const double kLlama2Tokens = 2e12;
 const std::vector<RealModel> kRealModels = {
     {.name = "Llama 2 7B",
+     .vocabulary = 32000,
+     .d_model = 4096,
      .layers = 32,
      .heads = 32,
      .kv_heads = 32,
      .d_head = 128,
-     .context = 4096},
+     .d_ff = 11008,
+     .context = 4096,
+     .training_tokens = kLlama2Tokens},
     {.name = "Llama 2 70B",
+     .vocabulary = 32000,
+     .d_model = 8192,
      .layers = 80,
      .heads = 64,
      .kv_heads = 8,
      .d_head = 128,
-     .context = 4096},
+     .d_ff = 28672,
+     .context = 4096,
+     .training_tokens = kLlama2Tokens},
     {.name = "Mistral 7B v0.1",
+     .vocabulary = 32000,
+     .d_model = 4096,
      .layers = 32,
      .heads = 32,
      .kv_heads = 8,
      .d_head = 128,
+     .d_ff = 14336,
      .context = 32768,
      .window = 4096},
 };
@@ -148,10 +185,11 @@ const double kBytesPerGibibyte = 1024.0 * 1024.0 * 1024.0;
 
 // One row of the comparison: GPT-2's block with one thing changed, or all of them.
 struct Change {
-  std::string label;  // as the table prints it
-  std::string name;   // its checkpoints' file names
+  std::string label;  // as the tables print it
+  std::string name;   // its column in the tables of runs, and its checkpoints' file names
   std::function<void(gpt::TransformerConfig&)> apply;
   bool in_todays_block = false;  // one of the changes the last row makes together
+  bool rate_checked = false;     // trained again at another learning rate
 };
 
 // SwiGLU's hidden width h at GPT-2's parameter count: its three matrices hold 3 d h weights
@@ -192,27 +230,51 @@ void to_swiglu(gpt::TransformerConfig& c) {
 }
 
 const std::vector<Change> kChanges = {
-    {"GPT-2's block", "gpt2",
-     [](gpt::TransformerConfig&) {
-     }},
-    {"rotary positions (RoPE)", "rope", to_rotary, true},
-    {"no positions (NoPE)", "nope",
-     [](auto& c) {
-       c.positions = gpt::Positions::none;
-     }},
-    {"grouped-query, 2 key/value heads", "gqa", to_grouped, true},
-    {"multi-query, 1 key/value head", "mqa", to_multi_query},
-    {"sliding window of 16", "window", to_window, true},
-    {"RMSNorm", "rmsnorm", to_rms_norm, true},
-    {"SwiGLU, as many parameters", "swiglu", to_swiglu, true},
-    {"today's block: all of them", "today",
-     [](auto& c) {
-       to_rotary(c);
-       to_grouped(c);
-       to_window(c);
-       to_rms_norm(c);
-       to_swiglu(c);
-     }},
+    {.label = "GPT-2's block",
+     .name = "gpt2",
+     .apply = [](gpt::TransformerConfig&) {},
+     .rate_checked = true},
+    {.label = "rotary positions (RoPE)",
+     .name = "rope",
+     .apply = to_rotary,
+     .in_todays_block = true,
+     .rate_checked = true},
+    {.label = "no positions (NoPE)",
+     .name = "nope",
+     .apply =
+         [](gpt::TransformerConfig& c) {
+           c.positions = gpt::Positions::none;
+         }},
+    {.label = "grouped-query, 2 key/value heads",
+     .name = "gqa",
+     .apply = to_grouped,
+     .in_todays_block = true},
+    {.label = "multi-query, 1 key/value head", .name = "mqa", .apply = to_multi_query},
+    {.label = "sliding window of 16",
+     .name = "window",
+     .apply = to_window,
+     .in_todays_block = true},
+    {.label = "RMSNorm",
+     .name = "rmsnorm",
+     .apply = to_rms_norm,
+     .in_todays_block = true,
+     .rate_checked = true},
+    {.label = "SwiGLU, as many parameters",
+     .name = "swiglu",
+     .apply = to_swiglu,
+     .in_todays_block = true,
+     .rate_checked = true},
+    {.label = "today's block: all of them",
+     .name = "today",
+     .apply =
+         [](gpt::TransformerConfig& c) {
+           to_rotary(c);
+           to_grouped(c);
+           to_window(c);
+           to_rms_norm(c);
+           to_swiglu(c);
+         },
+     .rate_checked = true},
 };
 
 // GPT-2's block with `apply`'s change.
@@ -435,8 +497,40 @@ void real_caches(attn::book::Chapter& ch) {
     if (m.context < kGenerated.back())
       shorter.push_back(fmt::format("{}'s is {}", m.name, m.context));
   }
-  fmt::print(ch.out, "(-: more tokens than the model has positions; {})\n",
-             fmt::join(shorter, ", "));
+  fmt::print(ch.out, "(-: longer than the context the model was trained for, its config.json's\n");
+  fmt::print(ch.out, "max_position_embeddings: {})\n", fmt::join(shorter, ", "));
+}
+
+// A released model's parameters, as Llama's code lays them out: untied input and output
+// embeddings (2 V d), and in each layer W_Q and W_O (d x h d_k each), W_K and W_V (d x g d_k
+// each), SwiGLU's three matrices (3 d d_ff) and two RMSNorm gains (2 d), then a final RMSNorm.
+double parameters(const RealModel& m) {
+  const double d = static_cast<double>(m.d_model);
+  const double per_layer = 2.0 * d * static_cast<double>(m.heads * m.d_head) +
+                           2.0 * d * static_cast<double>(m.kv_heads * m.d_head) +
+                           3.0 * d * static_cast<double>(m.d_ff) + 2.0 * d;
+  return 2.0 * static_cast<double>(m.vocabulary) * d + static_cast<double>(m.layers) * per_layer +
+         d;
+}
+
+// The scale of this chapter's runs beside the released models whose training is published.
+void the_scale(attn::book::Chapter& ch, const gpt::TrainingSettings& settings) {
+  const double ours = static_cast<double>(gpt::parameter_count(kGpt2Block));
+  const double read = static_cast<double>(settings.steps) *
+                      static_cast<double>(settings.batch * kGpt2Block.max_length);
+  fmt::print(ch.out, "\nThe scale of these runs, beside released models whose training is\n");
+  fmt::print(ch.out, "published:\n");
+  fmt::print(ch.out, "  {:<16} {:>12} {:>6} {:>6} {:>8} {:>14} {:>10}\n", "", "parameters", "width",
+             "layers", "context", "tokens read", "per param");
+  fmt::print(ch.out, "  {:<16} {:>12} {:>6} {:>6} {:>8} {:>14} {:>10.1f}\n", "these runs", ours,
+             kGpt2Block.d_model, kGpt2Block.layers, kGpt2Block.max_length, read, read / ours);
+  for (const RealModel& m : kRealModels) {
+    if (m.training_tokens == 0.0)
+      continue;
+    const double count = parameters(m);
+    fmt::print(ch.out, "  {:<16} {:>12.4g} {:>6} {:>6} {:>8} {:>14.2g} {:>10.0f}\n", m.name, count,
+               m.d_model, m.layers, m.context, m.training_tokens, m.training_tokens / count);
+  }
 }
 
 // The training text's windows, drawn from a stream of their own (kBatchStream) rather than the
@@ -451,20 +545,39 @@ gpt::NextBatch same_windows(const arma::uvec& tokens, const gpt::TrainingSetting
   };
 }
 
-// One change trained from one seed, or read back from the checkpoint an earlier run of the
-// chapter left in `folder` (empty: keep none). A checkpoint of another run is trained again.
-// What it has to say goes to `log`: the run's own, as runs train side by side.
-gpt::TrainingState trained(std::ostream& log, const Data& data, const Change& change,
-                           const gpt::TrainingSettings& settings, const std::string& folder) {
+// One run of the experiment: a change, a seed, a learning rate.
+struct Run {
+  std::size_t change = 0;    // its row in kChanges
+  bool second_rate = false;  // one of the learning-rate check's
+  gpt::TrainingSettings settings;
+};
+
+// What a run measured: bits per byte on the validation tokens after every evaluate_every steps,
+// the last after the last step.
+struct Result {
+  Run run;
+  arma::rowvec steps;
+  arma::rowvec bits;
+};
+
+// One change trained from one seed at one rate, or read back from the checkpoint an earlier run
+// of the chapter left in `folder` (empty: keep none). A checkpoint of another run is trained
+// again. What it has to say goes to `log`: the run's own, as runs train side by side.
+gpt::TrainingState trained(std::ostream& log, const Data& data, const Run& run, std::size_t scored,
+                           const std::string& folder) {
+  const Change& change = kChanges[run.change];
+  const gpt::TrainingSettings& settings = run.settings;
   const gpt::TransformerConfig c = changed(change.apply);
   const std::string fingerprint = gpt::run_fingerprint(
       c, settings, data.tokenizer, data.training_text,
-      fmt::format("batches from default_rng(seed + {}); bits per byte, measured after training",
-                  kBatchStream));
+      fmt::format("batches from default_rng(seed + {}); bits per byte on the validation part's "
+                  "first {} tokens",
+                  kBatchStream, scored));
   const std::string path = folder.empty()
                                ? std::string()
                                : (std::filesystem::path(folder) /
-                                  fmt::format("{}-seed{}.checkpoint", change.name, settings.seed))
+                                  fmt::format("{}-rate{:g}-seed{}.checkpoint", change.name,
+                                              settings.peak_learning_rate, settings.seed))
                                      .string();
   std::error_code error;
   if (!path.empty() && std::filesystem::exists(path, error)) {
@@ -475,112 +588,456 @@ gpt::TrainingState trained(std::ostream& log, const Data& data, const Change& ch
     }
   }
   gpt::TrainingState state = gpt::start(c, settings);
-  const gpt::Evaluation nothing = [](const gpt::TransformerWeights&) {
-    return gpt::Measurement{};
-  };
   const auto start = std::chrono::steady_clock::now();
-  gpt::train(state, settings, same_windows(data.training.tokens, settings), nothing,
-             settings.steps);
+  gpt::train(state, settings, same_windows(data.training.tokens, settings),
+             gpt::held_out_bits(data.validation, scored, settings.precision), settings.steps);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print(log, "{}, seed {}: {} steps took {:.1f} s (measured; it varies with the machine)\n",
-             change.label, settings.seed, settings.steps, seconds);
+  fmt::print(log, "{}, rate {:g}, seed {}: {} steps took {:.1f} s (measured; it varies)\n",
+             change.label, settings.peak_learning_rate, settings.seed, settings.steps, seconds);
   if (!path.empty())
     gpt::save_checkpoint(path, fingerprint, state);
   return state;
 }
 
-// Where a change's seeds fall against the baseline's. With two seeds a range is a rough
-// measure of the noise: of a change that does nothing, the two ranges land apart one time in
-// three. So a difference is called clear only when the gap between the ranges is wider than both
-// ranges; even then, a change that does nothing passes about one time in eleven.
-std::string verdict(double low, double high, double baseline_low, double baseline_high) {
-  const double gap = std::max(baseline_low - high, low - baseline_high);
-  const double spread = std::max(high - low, baseline_high - baseline_low);
-  const std::string direction = high < baseline_low ? "better" : "worse";
-  if (gap <= 0.0)
-    return "within the seeds' spread";
-  if (gap <= spread)
-    return fmt::format("apart ({}), by less than a spread", direction);
-  return fmt::format("{}, clear by more than the seeds' spread", direction);
+// The experiment's seeds.
+struct Seeds {
+  std::vector<std::uint64_t> changes;   // every change's
+  std::vector<std::uint64_t> baseline;  // GPT-2's block's: the changes' and the seeds after them
+  std::vector<std::uint64_t> rate;      // the learning-rate check's: the first kRateSeeds
+};
+
+Seeds the_seeds(const std::vector<std::uint64_t>& seeds) {
+  Seeds s{.changes = seeds, .baseline = seeds, .rate = {}};
+  std::uint64_t next = *std::max_element(seeds.begin(), seeds.end());
+  while (s.baseline.size() < kBaselineTimes * seeds.size())
+    s.baseline.push_back(++next);
+  const std::size_t rate_seeds = std::min(kRateSeeds, seeds.size());
+  s.rate.assign(seeds.begin(), seeds.begin() + static_cast<std::ptrdiff_t>(rate_seeds));
+  return s;
 }
 
-// Trains every change from every seed and measures bits per byte on the validation part.
-void the_comparison(attn::book::Chapter& ch, const Data& data, bool is_quick,
-                    const std::string& folder) {
-  const gpt::TrainingSettings settings = is_quick ? quick(kTraining) : kTraining;
-  const std::size_t scored = is_quick ? kQuickScoredTokens : kScoredTokens;
+// The learning-rate check's settings: both rates kRateFactor times higher.
+gpt::TrainingSettings at_second_rate(gpt::TrainingSettings settings) {
+  settings.peak_learning_rate *= kRateFactor;
+  settings.final_learning_rate *= kRateFactor;
+  return settings;
+}
+
+// Every run: each change from its seeds at the chapter's rate, then the learning-rate check's.
+std::vector<Run> the_runs(const Seeds& seeds, const gpt::TrainingSettings& settings) {
+  std::vector<Run> runs;
+  const auto add = [&](std::size_t change, std::uint64_t seed, bool second_rate) {
+    Run run{.change = change,
+            .second_rate = second_rate,
+            .settings = second_rate ? at_second_rate(settings) : settings};
+    run.settings.seed = seed;
+    runs.push_back(run);
+  };
+  for (std::size_t k = 0; k < kChanges.size(); ++k)
+    for (const std::uint64_t seed : k == 0 ? seeds.baseline : seeds.changes)
+      add(k, seed, false);
+  for (std::size_t k = 0; k < kChanges.size(); ++k)
+    if (kChanges[k].rate_checked)
+      for (const std::uint64_t seed : seeds.rate)
+        add(k, seed, true);
+  return runs;
+}
+
+// Trains (or reads back) every run side by side, a run to a core (attn::fast::side_by_side()
+// says why). Runs end in any order; each prints its log lines, whole, as it ends.
+std::vector<Result> run_all(attn::book::Chapter& ch, const Data& data, const std::vector<Run>& runs,
+                            std::size_t scored, const std::string& folder) {
+  std::vector<Result> results(runs.size());
+  std::mutex log_lock;
+  attn::fast::side_by_side(runs.size(), [&](std::size_t r) {
+    std::ostringstream log;
+    const gpt::TrainingState state = trained(log, data, runs[r], scored, folder);
+    Result& result = results[r];
+    result.run = runs[r];
+    result.steps.set_size(state.curve.size());
+    result.bits.set_size(state.curve.size());
+    for (std::size_t p = 0; p < state.curve.size(); ++p) {
+      result.steps(p) = static_cast<double>(state.curve[p].step);
+      result.bits(p) = state.curve[p].measured.held_out;
+    }
+    const std::lock_guard<std::mutex> hold(log_lock);
+    fmt::print(ch.log, "{}", log.str());
+  });
+  return results;
+}
+
+// The final bits per byte of change `k`'s runs, at the chapter's rate or the check's, in the
+// order of their seeds.
+arma::vec final_bits(const std::vector<Result>& results, std::size_t k, bool second_rate) {
+  std::vector<double> bits;
+  for (const Result& r : results)
+    if (r.run.change == k && r.run.second_rate == second_rate)
+      bits.push_back(r.bits.back());
+  return arma::vec(bits);
+}
+
+// The same runs' whole curves, a row per run.
+arma::mat curves(const std::vector<Result>& results, std::size_t k) {
+  arma::mat rows;
+  for (const Result& r : results)
+    if (r.run.change == k && !r.run.second_rate)
+      rows = arma::join_cols(rows, r.bits);
+  return rows;
+}
+
+// "11 to 16" for three seeds or more that count up by one, otherwise "5, 9 and 2".
+std::string seed_list(const std::vector<std::uint64_t>& seeds) {
+  bool counting = seeds.size() > 2;
+  for (std::size_t k = 1; k < seeds.size(); ++k)
+    counting = counting && seeds[k] == seeds[k - 1] + 1;
+  if (counting)
+    return fmt::format("{} to {}", seeds.front(), seeds.back());
+  const std::vector<std::uint64_t> all_but_last(seeds.begin(), seeds.end() - 1);
+  return fmt::format("{} and {}", fmt::join(all_but_last, ", "), seeds.back());
+}
+
+// What an interval for "change minus baseline" supports, in bits per byte (lower is better).
+std::string verdict(const attn::stats::Difference& d) {
+  switch (attn::stats::finding(d)) {
+    case attn::stats::Finding::lower:
+      return "better";
+    case attn::stats::Finding::higher:
+      return "worse";
+    case attn::stats::Finding::not_detectable:
+      break;
+  }
+  return "not detectable at this size";
+}
+
+std::string interval(const attn::stats::Difference& d) {
+  return fmt::format("[{:+.3f}, {:+.3f}]", d.low, d.high);
+}
+
+// A table of runs, a row per seed and a column per change (blank where a change has no run of
+// that seed), then each column's mean and, if asked, its model's parameters. Four decimals, so
+// that a reader (and tests/chapters/12_todays_attention) can recompute every interval from it.
+const int kColumn = 8;
+void print_runs(attn::book::Chapter& ch, const std::vector<std::size_t>& columns,
+                const std::vector<arma::vec>& bits, const std::vector<std::uint64_t>& seeds,
+                const std::vector<std::vector<std::uint64_t>>& seeds_of, bool with_parameters) {
+  fmt::print(ch.out, "  {:<6}", "seed");
+  for (const std::size_t k : columns)
+    fmt::print(ch.out, "{:>{}}", kChanges[k].name, kColumn);
+  fmt::print(ch.out, "\n");
+  for (const std::uint64_t seed : seeds) {
+    std::string row = fmt::format("  {:>6}", seed);
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const auto& own = seeds_of[c];
+      const auto at = std::find(own.begin(), own.end(), seed);
+      row += at == own.end()
+                 ? std::string(kColumn, ' ')
+                 : fmt::format("{:>{}.4f}", bits[c](static_cast<arma::uword>(at - own.begin())),
+                               kColumn);
+    }
+    fmt::print(ch.out, "{}\n", row.substr(0, row.find_last_not_of(' ') + 1));
+  }
+  fmt::print(ch.out, "  {:<6}", "mean");
+  for (const arma::vec& b : bits)
+    fmt::print(ch.out, "{:>{}.4f}", arma::mean(b), kColumn);
+  fmt::print(ch.out, "\n");
+  if (with_parameters) {
+    fmt::print(ch.out, "  {:<6}", "params");
+    for (const std::size_t k : columns)
+      fmt::print(ch.out, "{:>{}}", gpt::parameter_count(changed(kChanges[k].apply)), kColumn);
+    fmt::print(ch.out, "\n");
+  }
+}
+
+// Each change's interval against the baseline, and what it supports.
+void print_verdicts(attn::book::Chapter& ch, const std::vector<std::size_t>& changes,
+                    const attn::stats::AgainstBaseline& comparison, double family) {
+  fmt::print(ch.out, "  {:<32} {:>7}  {:<18} {}\n", "", "change",
+             fmt::format("{:g}% for all {}", 100.0 * family, changes.size()), "verdict");
+  for (std::size_t c = 0; c < changes.size(); ++c) {
+    const attn::stats::Difference& d = comparison.differences[c];
+    fmt::print(ch.out, "  {:<32} {:>+7.3f}  {:<18} {}\n", kChanges[changes[c]].label, d.estimate,
+               interval(d), verdict(d));
+  }
+}
+
+// The changes' rows of kChanges, in order (all but the baseline's, row 0).
+std::vector<std::size_t> every_change() {
+  std::vector<std::size_t> rows;
+  for (std::size_t k = 1; k < kChanges.size(); ++k)
+    rows.push_back(k);
+  return rows;
+}
+
+// The comparison: every change against GPT-2's block at the chapter's rate. Returns the
+// intervals, for the figures.
+attn::stats::AgainstBaseline the_verdicts(attn::book::Chapter& ch, const Data& data,
+                                          const std::vector<Result>& results, const Seeds& seeds,
+                                          const gpt::TrainingSettings& settings,
+                                          std::size_t scored) {
   const std::int64_t tokens_read =
       settings.steps * static_cast<std::int64_t>(settings.batch * kGpt2Block.max_length);
+  const double rate = settings.peak_learning_rate;
   fmt::print(ch.out,
              "\nEach change trained {} AdamW steps of {} windows of {} tokens ({} tokens,\n",
              settings.steps, settings.batch, kGpt2Block.max_length, tokens_read);
   fmt::print(
-      ch.out, "{:.2g} per parameter of GPT-2's block), from seeds {} and {}; bits per byte\n",
+      ch.out, "{:.2g} per parameter of GPT-2's block), peak learning rate {:g}: GPT-2's\n",
       static_cast<double>(tokens_read) / static_cast<double>(gpt::parameter_count(kGpt2Block)),
-      kSeeds[0], kSeeds[1]);
-  fmt::print(ch.out, "on the validation part's first {} tokens:\n", scored);
-  fmt::print(ch.out, "  {:<34} {:>10} {:>8} {:>8} {:>8} {:>8}\n", "", "parameters",
-             fmt::format("seed {}", kSeeds[0]), fmt::format("seed {}", kSeeds[1]), "mean",
-             "change");
-  const std::size_t rows = kChanges.size();
-  std::vector<std::string> labels;
-  arma::rowvec mean(rows), low(rows), high(rows);
-  std::vector<std::string> verdicts;
+      rate);
+  fmt::print(ch.out, "block from seeds {}, every change from seeds {}. Bits per byte on the\n",
+             seed_list(seeds.baseline), seed_list(seeds.changes));
+  fmt::print(ch.out, "validation part's first {} tokens, a row per seed:\n", scored);
+  std::vector<std::size_t> all_rows = {0};
+  std::vector<arma::vec> bits = {final_bits(results, 0, false)};
+  std::vector<std::vector<std::uint64_t>> seeds_of = {seeds.baseline};
+  const std::vector<std::size_t> changes = every_change();
+  std::vector<arma::vec> change_bits;
+  for (const std::size_t k : changes) {
+    all_rows.push_back(k);
+    bits.push_back(final_bits(results, k, false));
+    seeds_of.push_back(seeds.changes);
+    change_bits.push_back(bits.back());
+  }
+  print_runs(ch, all_rows, bits, seeds.baseline, seeds_of, true);
   const double uniform = std::log2(static_cast<double>(kVocabulary)) /
                          (static_cast<double>(data.training_text.size()) /
                           static_cast<double>(data.training.tokens.n_elem));
-  // Every change from every seed, trained (or read back) and scored side by side, a run to a
-  // core (attn::fast::side_by_side() says why). Runs end in any order; each prints its log
-  // lines, whole, as it ends.
-  const std::size_t seeds = kSeeds.size();
-  const std::size_t runs = rows * seeds;
-  arma::mat scores(rows, seeds);  // bits per byte: a row per change, a column per seed
-  std::mutex log_lock;
-  attn::fast::side_by_side(runs, [&](std::size_t r) {
-    const std::size_t k = r / seeds;
-    const std::size_t seed_index = r % seeds;
-    gpt::TrainingSettings run_settings = settings;
-    run_settings.seed = kSeeds[seed_index];
-    std::ostringstream log;
-    const gpt::TrainingState state = trained(log, data, kChanges[k], run_settings, folder);
-    scores(k, seed_index) =
-        gpt::bits_per_byte(state.weights, data.validation, scored, run_settings.precision);
-    const std::lock_guard<std::mutex> hold(log_lock);
-    fmt::print(ch.log, "{}", log.str());
-  });
-  const bool below_uniform = arma::all(arma::vectorise(scores) < uniform);  // all learned
-  for (std::size_t k = 0; k < rows; ++k) {
-    const Change& change = kChanges[k];
-    const arma::rowvec bits = scores.row(k);
-    labels.push_back(change.label);
-    mean(k) = arma::mean(bits);
-    low(k) = bits.min();
-    high(k) = bits.max();
-    fmt::print(ch.out, "  {:<34} {:>10} {:>8.3f} {:>8.3f} {:>8.3f} {:>8}\n", change.label,
-               gpt::parameter_count(changed(change.apply)), bits(0), bits(1), mean(k),
-               k == 0 ? std::string("baseline") : fmt::format("{:+.3f}", mean(k) - mean(0)));
-    verdicts.push_back(verdict(low(k), high(k), low(0), high(0)));
+  bool learned = true;  // every run of the comparison
+  for (const arma::vec& b : bits)
+    learned = learned && arma::all(b < uniform);
+  ch.checks.claim("every run ends below the uniform guess's bits per byte", learned);
+
+  const attn::stats::AgainstBaseline comparison =
+      attn::stats::against_baseline(bits[0], change_bits, kFamilyConfidence);
+  fmt::print(ch.out, "\nEach change minus GPT-2's block, with an interval that holds the true\n");
+  fmt::print(ch.out, "difference for all {} changes at once with {:g}% confidence (each at\n",
+             changes.size(), 100.0 * kFamilyConfidence);
+  fmt::print(ch.out, "{:g}%, Bonferroni), from one run's spread pooled over the {} rows,\n",
+             100.0 * comparison.each_confidence, kChanges.size());
+  fmt::print(ch.out, "{:.4f} bits per byte ({:g} degrees of freedom):\n", comparison.spread.sd,
+             comparison.spread.df);
+  print_verdicts(ch, changes, comparison, kFamilyConfidence);
+
+  const attn::stats::Design design{.changes = changes.size(),
+                                   .change_seeds = seeds.changes.size(),
+                                   .baseline_seeds = seeds.baseline.size(),
+                                   .family_confidence = kFamilyConfidence,
+                                   .power = kPower};
+  fmt::print(ch.out, "With {} runs of each change and {} of the baseline, these intervals find\n",
+             design.change_seeds, design.baseline_seeds);
+  fmt::print(
+      ch.out, "a true difference of {:.3f} bits per byte {:g}% of the time at the measured\n",
+      attn::stats::design_minimum_detectable_effect(design, comparison.spread.sd), 100.0 * kPower);
+  fmt::print(ch.out, "spread ({:.3f} at the {:g} the design was planned for); smaller ones they\n",
+             attn::stats::design_minimum_detectable_effect(design, kPlannedSpread), kPlannedSpread);
+  fmt::print(ch.out, "may miss. Where no change does anything, all {} hold 0 at least {:g}% of\n",
+             changes.size(), 100.0 * kFamilyConfidence);
+  fmt::print(ch.out, "the time.\n");
+  return comparison;
+}
+
+// Pairing: a change's run and the baseline's of the same seed read the same batches (the
+// window's and RMSNorm's start from the same weights too). Whether that makes their difference
+// less noisy is measured: the paired differences' spread against what runs sharing nothing give.
+void the_pairing(attn::book::Chapter& ch, const std::vector<Result>& results, const Seeds& seeds,
+                 double spread) {
+  const arma::vec baseline = final_bits(results, 0, false).head(seeds.changes.size());
+  const std::vector<std::size_t> changes = every_change();
+  std::vector<arma::vec> differences;
+  std::vector<attn::stats::Summary> summaries;
+  for (const std::size_t k : changes) {
+    differences.push_back(final_bits(results, k, false) - baseline);
+    summaries.push_back(attn::stats::summarise(differences.back()));
   }
-  ch.checks.claim("every run ends below the uniform guess's bits per byte", below_uniform);
-  fmt::print(ch.out, "Against GPT-2's block (the seeds' ranges compared):\n");
-  for (std::size_t k = 1; k < rows; ++k)
-    fmt::print(ch.out, "  {:<34} {}\n", kChanges[k].label, verdicts[k]);
-  double alone = 0.0;  // today's changes, each measured alone, added up
-  for (std::size_t k = 0; k < rows; ++k)
-    if (kChanges[k].in_todays_block)
-      alone += mean(k) - mean(0);
-  fmt::print(ch.out, "Today's block's changes, each alone, add up to {:+.3f}; together, {:+.3f}.\n",
-             alone, mean(rows - 1) - mean(0));
+  fmt::print(ch.out,
+             "\nEach change minus the baseline's run of the same seed (the same batches;\n");
+  fmt::print(ch.out, "for the window and RMSNorm, the same starting weights too):\n");
+  fmt::print(ch.out, "  {:<6}", "seed");
+  for (const std::size_t k : changes)
+    fmt::print(ch.out, "{:>{}}", kChanges[k].name, kColumn);
+  fmt::print(ch.out, "\n");
+  for (std::size_t s = 0; s < seeds.changes.size(); ++s) {
+    fmt::print(ch.out, "  {:>6}", seeds.changes[s]);
+    for (const arma::vec& d : differences)
+      fmt::print(ch.out, "{:>+{}.4f}", d(s), kColumn);
+    fmt::print(ch.out, "\n");
+  }
+  fmt::print(ch.out, "  {:<6}", "spread");
+  for (const attn::stats::Summary& d : summaries)
+    fmt::print(ch.out, "{:>{}.4f}", d.sd, kColumn);
+  fmt::print(ch.out, "\n");
+  const attn::stats::PooledSpread paired = attn::stats::pooled(summaries);
+  fmt::print(ch.out, "Pooled over the {} changes, the paired differences spread {:.4f} ({:g}\n",
+             changes.size(), paired.sd, paired.df);
+  fmt::print(ch.out, "degrees of freedom); runs that share nothing would spread sqrt(2) x {:.4f}\n",
+             spread);
+  fmt::print(ch.out, "= {:.4f}.\n", std::sqrt(2.0) * spread);
+}
+
+// Do today's changes add up? Together minus the sum of each alone: the contrast
+// today - (rope + gqa + window + rmsnorm + swiglu) + 4 baseline, from the pooled spread.
+void the_interaction(attn::book::Chapter& ch, const std::vector<Result>& results,
+                     const attn::stats::PooledSpread& spread) {
+  std::vector<attn::stats::Summary> groups = {
+      attn::stats::summarise(final_bits(results, 0, false))};
+  std::vector<double> weights = {0.0};
+  double alone = 0.0;  // the changes' differences from the baseline, each alone, added up
+  for (std::size_t k = 1; k < kChanges.size(); ++k) {
+    if (!kChanges[k].in_todays_block)
+      continue;
+    groups.push_back(attn::stats::summarise(final_bits(results, k, false)));
+    weights.push_back(-1.0);
+    weights.front() += 1.0;
+    alone += groups.back().mean - groups.front().mean;
+  }
+  const std::size_t today = kChanges.size() - 1;  // the last row makes them all
+  groups.push_back(attn::stats::summarise(final_bits(results, today, false)));
+  weights.push_back(1.0);
+  weights.front() -= 1.0;
+  const double confidence = kFamilyConfidence;
+  const attn::stats::Difference d = attn::stats::contrast(groups, weights, spread, confidence);
+  fmt::print(ch.out,
+             "\nToday's block's {} changes, each alone, add up to {:+.3f}; together, {:+.3f}.\n",
+             groups.size() - 2, alone, groups.back().mean - groups.front().mean);
+  fmt::print(ch.out, "Together minus the sum: {:+.3f}, {:g}% interval {}: ", d.estimate,
+             100.0 * confidence, interval(d));
+  switch (attn::stats::finding(d)) {
+    case attn::stats::Finding::lower:
+      fmt::print(ch.out, "they gain more together.\n");
+      break;
+    case attn::stats::Finding::higher:
+      fmt::print(ch.out, "they gain less together.\n");
+      break;
+    case attn::stats::Finding::not_detectable:
+      fmt::print(ch.out, "not detectable at this size.\n");
+      break;
+  }
+}
+
+// The learning curves: each change's mean bits per byte during training, minus the baseline's.
+void the_curves(attn::book::Chapter& ch, const std::vector<Result>& results) {
+  const arma::rowvec steps = results.front().steps;
+  const arma::rowvec baseline = arma::mean(curves(results, 0), 0);
+  fmt::print(ch.out,
+             "\nDuring training, on the same validation tokens: GPT-2's block's mean bits\n");
+  fmt::print(ch.out, "per byte, and each change's mean minus it, after\n");
+  fmt::print(ch.out, "  {:<34}", "steps");
+  for (const double step : steps)
+    fmt::print(ch.out, "{:>{}}", step, kColumn);
+  fmt::print(ch.out, "\n  {:<34}", kChanges[0].label);
+  for (const double bits : baseline)
+    fmt::print(ch.out, "{:>{}.3f}", bits, kColumn);
+  fmt::print(ch.out, "\n");
+  const std::vector<const char*> colours = {colour::red,      colour::dark_grey, colour::blue,
+                                            colour::sky_blue, colour::purple,    colour::green,
+                                            colour::orange,   colour::black};
+  std::vector<attn::book::Series> series = {{.label = kChanges[0].label,
+                                             .y = arma::rowvec(steps.n_elem, arma::fill::zeros),
+                                             .colour = colour::grey,
+                                             .dashed = true}};
+  for (std::size_t k = 1; k < kChanges.size(); ++k) {
+    const arma::rowvec gap = arma::mean(curves(results, k), 0) - baseline;
+    fmt::print(ch.out, "  {:<34}", kChanges[k].label);
+    for (const double g : gap)
+      fmt::print(ch.out, "{:>+{}.3f}", g, kColumn);
+    fmt::print(ch.out, "\n");
+    series.push_back({.label = kChanges[k].label, .y = gap, .colour = colours[k - 1]});
+  }
+  ch.plots.lines({.name = "12-03-curves",
+                  .title = "During training: each change's mean minus GPT-2's block's",
+                  .x_label = "steps",
+                  .y_label = "bits per byte, change minus GPT-2's block",
+                  .x = steps,
+                  .series = series,
+                  .key_at = "outside right top"});
+}
+
+// The learning-rate check: the baseline and the changes whose verdicts could rest on the rate,
+// again at kRateFactor times the rate, compared as the main comparison is.
+void the_rate_check(attn::book::Chapter& ch, const std::vector<Result>& results, const Seeds& seeds,
+                    const gpt::TrainingSettings& settings) {
+  const gpt::TrainingSettings second = at_second_rate(settings);
+  const double rate = second.peak_learning_rate;
+  std::vector<std::size_t> columns;
+  std::vector<std::size_t> changes;
+  std::vector<arma::vec> bits;
+  std::vector<arma::vec> change_bits;
+  for (std::size_t k = 0; k < kChanges.size(); ++k) {
+    if (!kChanges[k].rate_checked)
+      continue;
+    columns.push_back(k);
+    bits.push_back(final_bits(results, k, true));
+    if (k != 0) {
+      changes.push_back(k);
+      change_bits.push_back(bits.back());
+    }
+  }
+  fmt::print(ch.out,
+             "\nThe learning-rate check: GPT-2's block and {} changes again at {:g} times\n",
+             changes.size(), kRateFactor);
+  fmt::print(ch.out, "the rates (peak {:g}, final {:g}), seeds {}:\n", rate,
+             second.final_learning_rate, seed_list(seeds.rate));
+  const std::vector<std::vector<std::uint64_t>> seeds_of(columns.size(), seeds.rate);
+  print_runs(ch, columns, bits, seeds.rate, seeds_of, false);
+  const attn::stats::AgainstBaseline comparison =
+      attn::stats::against_baseline(bits[0], change_bits, kFamilyConfidence);
+  fmt::print(ch.out,
+             "Against GPT-2's block at that rate (spread {:.4f}, {:g} degrees of freedom):\n",
+             comparison.spread.sd, comparison.spread.df);
+  print_verdicts(ch, changes, comparison, kFamilyConfidence);
+}
+
+// Trains every run of the experiment and tells what the numbers support.
+void the_comparison(attn::book::Chapter& ch, const Data& data, bool is_quick,
+                    const std::vector<std::uint64_t>& seed_choice, const std::string& folder) {
+  const gpt::TrainingSettings settings = is_quick ? quick(kTraining) : kTraining;
+  const std::size_t scored = is_quick ? kQuickScoredTokens : kScoredTokens;
+  const Seeds seeds = the_seeds(seed_choice);
+  const std::vector<Result> results = run_all(ch, data, the_runs(seeds, settings), scored, folder);
+  const attn::stats::AgainstBaseline comparison =
+      the_verdicts(ch, data, results, seeds, settings, scored);
+  the_pairing(ch, results, seeds, comparison.spread.sd);
+  the_interaction(ch, results, comparison.spread);
+  the_curves(ch, results);
+  the_rate_check(ch, results, seeds, settings);
+  the_scale(ch, settings);
+
+  std::vector<std::string> labels;
+  arma::rowvec change(comparison.differences.size());
+  arma::rowvec low(change.n_elem);
+  arma::rowvec high(change.n_elem);
+  for (std::size_t c = 0; c < comparison.differences.size(); ++c) {
+    labels.push_back(kChanges[c + 1].label);
+    change(c) = comparison.differences[c].estimate;
+    low(c) = comparison.differences[c].low;
+    high(c) = comparison.differences[c].high;
+  }
   ch.plots.ranges({.name = "12-01-changes",
-                   .title = "Each change against GPT-2's block, two seeds each",
+                   .title = fmt::format("Each change minus GPT-2's block, {:g}% for all {} at once",
+                                        100.0 * kFamilyConfidence, labels.size()),
                    .labels = labels,
-                   .value = mean,
+                   .value = change,
                    .low = low,
                    .high = high,
-                   .value_label = "bits per byte on validation text (lower is better)",
+                   .value_label = "change minus GPT-2's block, bits per byte (below 0: better)",
                    .colour = colour::mid_blue,
-                   .reference = mean(0)});
+                   .reference = 0.0});
+}
+
+// The seeds a reader chose: at least two, each once, none larger than kLargestSeed.
+const std::uint64_t kLargestSeed = 1000000000;
+void check_seeds(const std::vector<std::uint64_t>& seeds) {
+  if (seeds.size() < 2)
+    throw attn::book::CommandLineError(
+        "--seeds", "needs at least two seeds: one run cannot measure its own spread");
+  std::vector<std::uint64_t> sorted = seeds;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    throw attn::book::CommandLineError("--seeds", "names a seed twice");
+  if (sorted.back() > kLargestSeed)
+    throw attn::book::CommandLineError(
+        "--seeds", fmt::format("takes seeds from 0 to {}, not {}", kLargestSeed, sorted.back()));
 }
 
 }  // namespace
@@ -591,12 +1048,23 @@ int main(int argc, char** argv) {
       .summary = "Chapter 12: from GPT-2's attention to today's, each change trained and measured",
       .reference = "the reference"};
   bool is_quick = false;
+  std::vector<std::uint64_t> seeds;
   const auto options = [&](CLI::App& app) {
     app.add_flag("--quick", is_quick,
                  "train a few steps only, keeping no checkpoints (the tests' run: every piece "
                  "checked but the models' quality)");
+    app.add_option(
+           "--seeds", seeds,
+           fmt::format("the seeds every change is trained from, comma-separated (default "
+                       "{}; --quick: {}); GPT-2's block takes {} times as many, these and the "
+                       "seeds after the largest",
+                       fmt::join(kSeeds, ","), fmt::join(kQuickSeeds, ","), kBaselineTimes))
+        ->delimiter(',');
   };
   return attn::book::run_chapter(argc, argv, info, options, [&](attn::book::Chapter& ch) {
+    if (seeds.empty())
+      seeds = is_quick ? kQuickSeeds : kSeeds;
+    check_seeds(seeds);
     const std::string folder = is_quick ? std::string() : std::string(ATTN_DEFAULT_CHECKPOINTS);
     if (!folder.empty())
       std::filesystem::create_directories(folder);
@@ -605,6 +1073,6 @@ int main(int argc, char** argv) {
     the_pieces(ch);
     the_cache(ch);
     real_caches(ch);
-    the_comparison(ch, data, is_quick, folder);
+    the_comparison(ch, data, is_quick, seeds, folder);
   });
 }
