@@ -179,6 +179,25 @@ void expect_chapter_verdicts(const std::string& file) {
   const stats::AgainstBaseline main = expect_comparison(lines, runs, verdicts);
   EXPECT_NEAR(number_before(lines[spread_line], "bits per byte ("), main.spread.sd, 1e-4);
 
+  // The same verdicts with each row's own spread (Welch), at the same correction.
+  std::vector<std::string> differ;
+  for (std::size_t c = 1; c < runs.names.size(); ++c) {
+    const stats::Difference own = stats::welch(runs.bits.at(runs.names[c]),
+                                               runs.bits.at(runs.names[0]), main.each_confidence);
+    if (stats::finding(own) != stats::finding(main.differences[c - 1]))
+      differ.push_back(runs.names[c] + " (" + word_for(own) + ")");
+  }
+  const std::string welch_line = lines.at(find(lines, "Welch's intervals", verdicts));
+  const std::string said = welch_line.substr(welch_line.find("): ") + 3);
+  if (differ.empty()) {
+    EXPECT_EQ(said, "the same verdicts.");
+  } else {
+    std::string listed;
+    for (const std::string& d : differ)
+      listed += (listed.empty() ? "" : ", ") + d;
+    EXPECT_EQ(said, "other verdicts for " + listed + ".");
+  }
+
   // The design's smallest detectable difference at the measured spread.
   const std::size_t design_line = find(lines, "these intervals find", verdicts);
   const stats::Design design{.changes = 8,
@@ -206,16 +225,16 @@ void expect_chapter_verdicts(const std::string& file) {
   EXPECT_NEAR(std::stod(sum_line.substr(open + 1)), together.low, kPrinted) << sum_line;
   EXPECT_NEAR(std::stod(sum_line.substr(sum_line.find(',', open) + 1)), together.high, kPrinted)
       << sum_line;
-  const std::string said = sum_line.substr(sum_line.find("]: ") + 3);
+  const std::string together_said = sum_line.substr(sum_line.find("]: ") + 3);
   switch (stats::finding(together)) {
     case stats::Finding::lower:
-      EXPECT_EQ(said, "they gain more together.");
+      EXPECT_EQ(together_said, "they gain more together.");
       break;
     case stats::Finding::higher:
-      EXPECT_EQ(said, "they gain less together.");
+      EXPECT_EQ(together_said, "they gain less together.");
       break;
     case stats::Finding::not_detectable:
-      EXPECT_EQ(said, "not detectable at this size.");
+      EXPECT_EQ(together_said, "not detectable at this size.");
       break;
   }
 
