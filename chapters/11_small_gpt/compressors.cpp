@@ -107,25 +107,30 @@ std::string tail_of(const fs::path& path) {
 // Writes `bytes` to the pipe `fd` until all are written or the reader has gone (it exited:
 // waitpid() tells how). SIGPIPE, which a write to a pipe without a reader raises and which
 // would end this process, is blocked in this thread meanwhile, and taken if it was raised.
-void feed(int fd, std::string_view bytes) {
+// Returns 0, or the error of a write that failed for another reason.
+int feed(int fd, std::string_view bytes) {
   sigset_t pipe_signal;
   sigemptyset(&pipe_signal);
   sigaddset(&pipe_signal, SIGPIPE);
   sigset_t before;
   pthread_sigmask(SIG_BLOCK, &pipe_signal, &before);
   std::size_t written = 0;
+  int error = 0;
   while (written < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0)
-      break;  // EPIPE: the program stopped reading
+    if (n < 0) {
+      error = errno == EPIPE ? 0 : errno;  // EPIPE: the program stopped reading
+      break;
+    }
     written += static_cast<std::size_t>(n);
   }
   const timespec now{};
   while (sigtimedwait(&pipe_signal, nullptr, &now) == SIGPIPE) {
   }
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  return error;
 }
 
 // A pipe: what is written to `write_end` is read from `read_end`. Neither end leaks into a
@@ -172,9 +177,10 @@ int run(const std::vector<std::string>& argv, const fs::path& folder, Pipe* inpu
                                 pointers.data(), environ);
   if (error != 0)
     throw CompressorError(fmt::format("cannot start {}: {}", argv.front(), std::strerror(error)));
+  int feed_error = 0;
   if (input != nullptr) {
     input->read_end.close();
-    feed(input->write_end.get(), bytes);
+    feed_error = feed(input->write_end.get(), bytes);
     input->write_end.close();
   }
   int status = 0;
@@ -183,6 +189,9 @@ int run(const std::vector<std::string>& argv, const fs::path& folder, Pipe* inpu
       throw CompressorError(
           fmt::format("cannot wait for {}: {}", argv.front(), std::strerror(errno)));
   }
+  if (feed_error != 0)
+    throw CompressorError(
+        fmt::format("cannot write the text to {}: {}", argv.front(), std::strerror(feed_error)));
   return status;
 }
 
@@ -258,6 +267,10 @@ std::size_t compressed_size(const Compressor& compressor, const std::string& pro
 CompressorRun bits_per_byte(const Compressor& compressor, const std::string& training,
                             const std::string& test) {
   CompressorRun r;
+  if (test.empty()) {
+    r.problem = "the test text is empty: there is nothing to score";
+    return r;
+  }
   r.program = find_program(compressor.programs);
   if (r.program.empty()) {
     std::string names;

@@ -78,6 +78,7 @@ struct CompressorRun {
 /// program that is not installed, or that fails, is reported in CompressorRun::problem.
 /// \param compressor what to run. \param training the text it reads first.
 /// \param test the text it is scored on; not empty.
+/// \return the program run, both sizes, the bits per byte and the time taken; or why not.
 CompressorRun bits_per_byte(const Compressor& compressor, const std::string& training,
                             const std::string& test);
 

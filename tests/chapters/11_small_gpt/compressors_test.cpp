@@ -129,6 +129,10 @@ TEST(BitsPerByte, SkipsAProgramThatIsMissingAndReportsOneThatFails) {
   const ch11::CompressorRun failed = ch11::bits_per_byte(fails, "training", "test");
   EXPECT_FALSE(failed.ran());
   EXPECT_NE(failed.problem.find("exited with status 4"), std::string::npos) << failed.problem;
+  const ch11::Compressor cat{.label = "cat", .programs = {"cat"}};
+  const ch11::CompressorRun nothing = ch11::bits_per_byte(cat, "training", "");
+  EXPECT_FALSE(nothing.ran()) << "no bits per byte of no bytes";
+  EXPECT_NE(nothing.problem.find("empty"), std::string::npos) << nothing.problem;
 }
 
 }  // namespace
