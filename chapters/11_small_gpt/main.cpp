@@ -588,10 +588,10 @@ void the_compressors(attn::book::Chapter& ch, const Run& run, double model_bits,
       ch.checks.claim(fmt::format("the transformer's test bits per byte are below {}'s", c.label),
                       model_bits < r.bits_per_byte);
   }
+  fmt::print(ch.out, "(a compressor: 8 × (C(training + test) − C(training)) / test bytes, C its\n");
   fmt::print(ch.out,
-             "(a compressor's bits per byte: 8 × (C(training + test) − C(training)) / test\n");
-  fmt::print(ch.out, "bytes, C the compressed size: it reads the training part first, as the\n");
-  fmt::print(ch.out, "model did, and keeps learning as it reads the test part)\n");
+             "output's size in bytes; it reads the training part first, as the model did,\n");
+  fmt::print(ch.out, "and goes on learning as it reads the test part)\n");
 }
 
 void the_comparison(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state,
