@@ -67,7 +67,7 @@ struct CompressorRun {
   std::size_t both_bytes = 0;      ///< C(training + test): the training text, then the test text.
   double bits_per_byte = 0.0;      ///< 8 (both_bytes − training_bytes) / test bytes.
   double seconds = 0.0;            ///< wall-clock time of both compressions (measured).
-  /// Whether it ran: bits_per_byte holds a measurement.
+  /// \return whether it ran, so that bits_per_byte holds a measurement.
   bool ran() const { return problem.empty(); }
 };
 
