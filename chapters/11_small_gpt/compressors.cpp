@@ -172,9 +172,14 @@ int run(const std::vector<std::string>& argv, const fs::path& folder, Pipe* inpu
   for (const std::string& a : argv)
     pointers.push_back(const_cast<char*>(a.c_str()));
   pointers.push_back(nullptr);
+  // An environment of PATH alone: XZ_OPT, ZSTD_CLEVEL, BZIP2 and the like, which these programs
+  // read before their arguments, cannot change what they are asked to do.
+  const char* path = std::getenv("PATH");
+  std::string path_entry = std::string("PATH=") + (path != nullptr ? path : "/usr/bin:/bin");
+  char* environment[] = {path_entry.data(), nullptr};
   pid_t pid = 0;
   const int error = posix_spawn(&pid, argv.front().c_str(), &setup.actions, &setup.attributes,
-                                pointers.data(), environ);
+                                pointers.data(), environment);
   if (error != 0)
     throw CompressorError(fmt::format("cannot start {}: {}", argv.front(), std::strerror(error)));
   int feed_error = 0;

@@ -6,7 +6,9 @@
 /// A compressor's bits per byte on the test text, given the training text, are
 /// \f$8\,(C(\text{training} + \text{test}) - C(\text{training})) / |\text{test}|\f$, with
 /// \f$C\f$ the compressed size in bytes. Each program is started with an argument vector
-/// (posix_spawn(), no shell), in a scratch folder of its own that is removed afterwards.
+/// (posix_spawn(), no shell) and an environment of PATH alone (so that XZ_OPT, ZSTD_CLEVEL and
+/// the like cannot change its settings), in a scratch folder of its own that is removed
+/// afterwards.
 #pragma once
 
 #include <cstddef>

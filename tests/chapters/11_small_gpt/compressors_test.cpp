@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -62,6 +63,15 @@ TEST(CompressedSize, PassesArgumentsAsTheyAreWithoutAShell) {
   const std::string literal = "a; echo $(id) `id` > x | y && z * \"q\"";
   const ch11::Compressor printf_literal{.label = "printf", .arguments = {"%s", literal}};
   EXPECT_EQ(ch11::compressed_size(printf_literal, program("printf"), "ignored"), literal.size());
+}
+
+TEST(CompressedSize, RunsWithAnEnvironmentOfPathAlone) {
+  // xz reads XZ_OPT before its arguments: the chapter's settings must be the ones it runs with.
+  ::setenv("XZ_OPT", "-0", 1);
+  const ch11::Compressor env{.label = "env", .programs = {"env"}};
+  const std::string path = std::getenv("PATH");
+  EXPECT_EQ(ch11::compressed_size(env, program("env"), ""), ("PATH=" + path + "\n").size());
+  ::unsetenv("XZ_OPT");
 }
 
 TEST(CompressedSize, SurvivesAProgramThatStopsReading) {
