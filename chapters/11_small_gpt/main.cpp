@@ -5,6 +5,7 @@
 // The model, its training, its checkpoints and its decoder are the GPT layer's (attn::gpt); the
 // Bible and the story are this chapter's. Its page: chapters/11_small_gpt/chapter.md.
 
+#include "compressors.hpp"
 #include "kjv.hpp"
 #include "text_file.hpp"
 
@@ -77,6 +78,52 @@ const gpt::TrainingSettings kTraining{
 const std::size_t kEvaluationTokens = 8192;
 const int kLongestNgram = 5;  // byte n-grams of order 1 to 5
 //! [settings]
+
+//! [compressors]
+// General-purpose compressors, each at its strongest setting and on one thread, as Debian installs
+// them (./scripts/install-deps): each compresses the training text alone, then the training text
+// followed by the test text (ch11::bits_per_byte()). must_beat: the chapter checks that the
+// transformer's test bits per byte are below the compressor's.
+struct Rival {
+  ch11::Compressor compressor = {};
+  bool must_beat = true;
+};
+const std::vector<Rival> kCompressors = {
+    // LZMA2 (LZ77 with a range coder), a 64 MiB window, the slowest search.
+    {.compressor = {.label = "xz -9e",
+                    .programs = {"xz"},
+                    .arguments = {"-9e", "-T1", "-c"},
+                    .package = "xz-utils"}},
+    // The Burrows-Wheeler transform, in blocks of 900 kB.
+    {.compressor = {.label = "bzip2 -9",
+                    .programs = {"bzip2"},
+                    .arguments = {"-9", "-c"},
+                    .package = "bzip2"}},
+    // LZ77 with entropy coding at zstd's highest level, a 128 MiB window and long-range matching.
+    {.compressor = {.label = "zstd --ultra -22",
+                    .programs = {"zstd"},
+                    .arguments = {"--ultra", "-22", "--long=27", "-T1", "-q", "-c"},
+                    .package = "zstd"}},
+    // PPMd (prediction by partial matching) at 7-Zip's longest context, 32 bytes, with memory
+    // to spare (256 MB). Fed through a pipe, 7-Zip cannot see the input's size, which it would
+    // otherwise use to cut the memory to 64 MB here, where the model fills up and restarts.
+    // Debian 12's package names the program 7zz, Debian 13's 7z. No claim: the two are even.
+    {.compressor = {.label = "PPMd o32 (7-Zip)",
+                    .programs = {"7zz", "7z"},
+                    .arguments = {"a", "-t7z", "-m0=PPMd:mem=256m:o=32", "-bd", "-bso0", "-bsp0",
+                                  "-sitext", ch11::kOutputFile},
+                    .output_name = "text.7z",
+                    .package = "7zip"},
+     .must_beat = false},
+    // Context mixing: zpaq's strongest method mixes the predictions of many context models.
+    {.compressor = {.label = "zpaq -m5",
+                    .programs = {"zpaq"},
+                    .arguments = {"a", ch11::kOutputFile, ch11::kInputFile, "-method", "5",
+                                  "-threads", "1"},
+                    .output_name = "text.zpaq",  // zpaq adds .zpaq to an archive's name
+                    .package = "zpaq"}},
+};
+//! [compressors]
 
 // --quick (the tests and CI): the same model and recipe, a few steps, to check every piece but
 // the model's quality.
@@ -513,6 +560,40 @@ void the_curves(attn::book::Chapter& ch, const Run& run, const gpt::TrainingStat
                   .key_at = "top right"});
 }
 
+// The compressors on the whole test part, given the training part, beside the transformer; in
+// the full run only (their sizes differ between the compressors' versions, and xz, zstd and zpaq
+// take seconds each, too long for the tests' --quick run).
+void the_compressors(attn::book::Chapter& ch, const Run& run, double model_bits, bool quick) {
+  if (quick) {
+    fmt::print(ch.out, "  (the general-purpose compressors: in the full run only)\n");
+    return;
+  }
+  for (const Rival& rival : kCompressors) {
+    const ch11::Compressor& c = rival.compressor;
+    const ch11::CompressorRun r = ch11::bits_per_byte(c, run.corpus.training, run.corpus.test);
+    if (!r.ran()) {
+      fmt::print(ch.out, "  {:<18} {}\n", c.label, r.problem);
+      fmt::print(ch.log, "{}: {}\n", c.label, r.problem);
+      continue;
+    }
+    const double margin = r.bits_per_byte - model_bits;
+    fmt::print(ch.out, "  {:<18} {:.3f}   ({} by {:.3f})\n", c.label, r.bits_per_byte,
+               margin > 0 ? "the transformer is better" : "the compressor is better",
+               std::abs(margin));
+    fmt::print(ch.log,
+               "{} ({}): {} bytes for the training part, {} with the test part after it; "
+               "{:.1f} s (measured)\n",
+               c.label, r.program, r.training_bytes, r.both_bytes, r.seconds);
+    if (rival.must_beat && run.text_file.empty())
+      ch.checks.claim(fmt::format("the transformer's test bits per byte are below {}'s", c.label),
+                      model_bits < r.bits_per_byte);
+  }
+  fmt::print(ch.out, "(a compressor: 8 × (C(training + test) − C(training)) / test bytes, C its\n");
+  fmt::print(ch.out,
+             "output's size in bytes; it reads the training part first, as the model did,\n");
+  fmt::print(ch.out, "and goes on learning as it reads the test part)\n");
+}
+
 void the_comparison(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state,
                     const NgramBits& ngram_bits, bool quick) {
   const std::size_t scored = quick ? run.evaluation_tokens : 0;  // 0: all of it
@@ -532,6 +613,7 @@ void the_comparison(attn::book::Chapter& ch, const Run& run, const gpt::Training
                                   "{}-gram's",
                                   n),
                       model_bits < ngram_bits.test[n - 1]);
+  the_compressors(ch, run, model_bits, quick);
 }
 
 // The text as it reads: newlines kept (indented), other unprintable bytes escaped.
