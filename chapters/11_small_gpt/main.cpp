@@ -591,7 +591,7 @@ void the_compressors(attn::book::Chapter& ch, const Run& run, double model_bits,
   fmt::print(ch.out, "(a compressor: 8 × (C(training + test) − C(training)) / test bytes, C its\n");
   fmt::print(ch.out,
              "output's size in bytes; it reads the training part first, as the model did,\n");
-  fmt::print(ch.out, "and goes on learning as it reads the test part)\n");
+  fmt::print(ch.out, "and may learn from the test part as it codes it)\n");
 }
 
 void the_comparison(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state,

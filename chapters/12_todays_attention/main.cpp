@@ -86,11 +86,12 @@ const std::size_t kScoredTokens = 32768;
 //! [settings]
 
 //! [design]
-// The experiment, fixed before any run. Every change is trained from kSeeds; GPT-2's block,
-// whose noise enters every comparison, from kBaselineTimes as many: kSeeds, then the seeds after
-// the last. Each change's difference from the baseline gets an interval that holds for all eight
-// changes at once with kFamilyConfidence (Bonferroni's correction), from one run's spread pooled
-// over the nine rows; a verdict only where the interval leaves out 0.
+// The experiment. Its changes, rates and analysis were fixed before any run; its seeds were
+// extended once, after a first look (the page tells how). Every change is trained from kSeeds;
+// GPT-2's block, whose noise enters every comparison, from kBaselineTimes as many: kSeeds, then the
+// seeds after the last. Each change's difference from the baseline gets an interval that holds for
+// all eight changes at once with kFamilyConfidence (Bonferroni's correction), from one run's spread
+// pooled over the nine rows; a verdict only where the interval leaves out 0.
 const std::vector<std::uint64_t> kSeeds = {11, 12, 13, 14, 15, 16, 17};
 const std::size_t kBaselineTimes = 3;
 const double kFamilyConfidence = 0.95;
@@ -99,8 +100,9 @@ const double kPower = 0.8;  // of finding the design's smallest detectable diffe
 // seeds a change and twelve for the baseline (the first six and twelve of these), pooled over the
 // nine rows. This chapter's first edition, two seeds a row, had suggested 0.014.
 const double kPlannedSpread = 0.0168;
-// The learning-rate check: GPT-2's block and the changes whose verdicts could rest on the rate,
-// trained again at twice the peak (and final) rate from the first kRateSeeds seeds.
+// The learning-rate check: GPT-2's block and four changes chosen before the runs, the ones most
+// often credited with better models, trained again at twice the peak (and final) rate from the
+// first kRateSeeds seeds.
 const double kRateFactor = 2.0;
 const std::size_t kRateSeeds = 3;
 //! [design]
@@ -974,8 +976,8 @@ void the_curves(attn::book::Chapter& ch, const std::vector<Result>& results) {
                   .key_at = "outside right top"});
 }
 
-// The learning-rate check: the baseline and the changes whose verdicts could rest on the rate,
-// again at kRateFactor times the rate, compared as the main comparison is.
+// The learning-rate check: the baseline and the changes marked rate_checked, again at kRateFactor
+// times the rate, compared as the main comparison is.
 void the_rate_check(attn::book::Chapter& ch, const std::vector<Result>& results, const Seeds& seeds,
                     const gpt::TrainingSettings& settings) {
   const gpt::TrainingSettings second = at_second_rate(settings);

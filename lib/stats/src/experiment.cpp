@@ -1,10 +1,10 @@
 #include <attn/math/validate.hpp>
 #include <attn/stats/experiment.hpp>
 
+#include <fmt/format.h>
 #include <boost/math/distributions/non_central_t.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <boost/math/tools/roots.hpp>
-#include <fmt/format.h>
 
 #include <cmath>
 #include <cstdint>
@@ -80,9 +80,10 @@ double t_quantile(double p, double df) {
 
 Difference paired(const arma::vec& x, const arma::vec& y, double confidence) {
   if (x.n_elem != y.n_elem)
-    throw math::ShapeError(fmt::format("paired: x has {} runs and y {}; each run of x needs its "
-                                       "partner in y",
-                                       x.n_elem, y.n_elem));
+    throw math::ShapeError(
+        fmt::format("paired: x has {} runs and y {}; each run of x needs its "
+                    "partner in y",
+                    x.n_elem, y.n_elem));
   require_runs("paired: x", x);
   require_runs("paired: y", y);
   require_probability("paired: the confidence", confidence);
@@ -108,8 +109,9 @@ Difference welch(const arma::vec& x, const arma::vec& y, double confidence) {
   const double vx = sx.sd * sx.sd / static_cast<double>(sx.n);  // s_x² / n_x
   const double vy = sy.sd * sy.sd / static_cast<double>(sy.n);
   const double variance = vx + vy;
-  const double df = variance * variance / (vx * vx / static_cast<double>(sx.n - 1) +
-                                           vy * vy / static_cast<double>(sy.n - 1));
+  const double df =
+      variance * variance /
+      (vx * vx / static_cast<double>(sx.n - 1) + vy * vy / static_cast<double>(sy.n - 1));
   return interval(sx.mean - sy.mean, std::sqrt(variance), df, confidence);
 }
 
@@ -120,8 +122,8 @@ Difference with_pooled_spread(const Summary& x, const Summary& y, const PooledSp
   require_positive("with_pooled_spread: the degrees of freedom", spread.df);
   if (x.n < 1 || y.n < 1)
     throw InputError("with_pooled_spread: each group needs at least one run");
-  const double se = spread.sd * std::sqrt(1.0 / static_cast<double>(x.n) +
-                                          1.0 / static_cast<double>(y.n));
+  const double se =
+      spread.sd * std::sqrt(1.0 / static_cast<double>(x.n) + 1.0 / static_cast<double>(y.n));
   return interval(x.mean - y.mean, se, spread.df, confidence);
 }
 
@@ -150,9 +152,10 @@ Difference contrast(std::span<const Summary> groups, std::span<const double> wei
   if (size == 0.0)
     throw InputError("contrast: every weight is 0, so the contrast compares nothing");
   if (std::abs(total) > 1e-12 * size)
-    throw InputError(fmt::format("contrast: the weights sum to {}, not 0, so the contrast would "
-                                 "move with the level of every group",
-                                 total));
+    throw InputError(
+        fmt::format("contrast: the weights sum to {}, not 0, so the contrast would "
+                    "move with the level of every group",
+                    total));
   return interval(estimate, spread.sd * std::sqrt(squares), spread.df, confidence);
 }
 
@@ -207,9 +210,10 @@ double minimum_detectable_effect(double se, double df, double alpha, double targ
   require_probability("minimum_detectable_effect: alpha", alpha);
   require_probability("minimum_detectable_effect: the power", target);
   if (!(target > alpha))
-    throw InputError(fmt::format("minimum_detectable_effect: a power of {} is no more than the "
-                                 "test's level {}, which a difference of 0 already has",
-                                 target, alpha));
+    throw InputError(
+        fmt::format("minimum_detectable_effect: a power of {} is no more than the "
+                    "test's level {}, which a difference of 0 already has",
+                    target, alpha));
   // power() rises from alpha at a difference of 0 towards 1: the root lies between 0 and any
   // difference whose power is above the target.
   double upper = 8.0 * se;
@@ -229,9 +233,10 @@ void require_design(std::string_view what, const Design& design) {
   if (design.changes < 1)
     throw InputError(fmt::format("{}: the design compares no change", what));
   if (design.change_seeds < 2 || design.baseline_seeds < 2)
-    throw InputError(fmt::format("{}: every group needs at least two seeds, not {} per change "
-                                 "and {} for the baseline",
-                                 what, design.change_seeds, design.baseline_seeds));
+    throw InputError(
+        fmt::format("{}: every group needs at least two seeds, not {} per change "
+                    "and {} for the baseline",
+                    what, design.change_seeds, design.baseline_seeds));
   require_probability(fmt::format("{}: the family's confidence", what), design.family_confidence);
   require_probability(fmt::format("{}: the power", what), design.power);
 }
@@ -267,9 +272,10 @@ Design seeds_needed(Design design, double sd, double effect, std::size_t baselin
     if (design_minimum_detectable_effect(design, sd) <= effect)
       return design;
   }
-  throw InputError(fmt::format("seeds_needed: no design of up to {} seeds per change detects {} "
-                               "at a spread of {}",
-                               most, effect, sd));
+  throw InputError(
+      fmt::format("seeds_needed: no design of up to {} seeds per change detects {} "
+                  "at a spread of {}",
+                  most, effect, sd));
 }
 
 }  // namespace attn::stats

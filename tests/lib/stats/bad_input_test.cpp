@@ -1,9 +1,9 @@
 // attn::stats refuses what has no answer, naming it: too few runs, NaN or infinite numbers,
 // groups of different lengths where runs are paired, probabilities outside (0, 1), runs that
 // do not vary, designs without seeds enough.
+#include "bad_input.hpp"
 #include <attn/math/validate.hpp>
 #include <attn/stats/experiment.hpp>
-#include "bad_input.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,16 +29,25 @@ TEST(BadInput, TooFewRunsHaveNoSpread) {
 }
 
 TEST(BadInput, NaNAndInfinityAreRefused) {
-  EXPECT_TRUE(ThrowsNaming<InputError>([] { stats::summarise(arma::vec{1.9, kNaN}); },
-                                       "non-finite entry nan at row 1"));
   EXPECT_TRUE(ThrowsNaming<InputError>(
-      [] { stats::unpaired(kRuns, arma::vec{1.9, kInf}, 0.95); }, "unpaired: y"));
+      [] {
+        stats::summarise(arma::vec{1.9, kNaN});
+      },
+      "non-finite entry nan at row 1"));
+  EXPECT_TRUE(ThrowsNaming<InputError>(
+      [] {
+        stats::unpaired(kRuns, arma::vec{1.9, kInf}, 0.95);
+      },
+      "unpaired: y"));
   EXPECT_TRUE(ThrowsNaming<InputError>([] { stats::power(kNaN, 0.01, 5, 0.05); }, "effect"));
 }
 
 TEST(BadInput, PairedRunsNeedAPartnerEach) {
   EXPECT_TRUE(ThrowsNaming<ShapeError>(
-      [] { stats::paired(kRuns, arma::vec{1.9, 1.92, 1.93}, 0.95); }, "x has 4 runs and y 3"));
+      [] {
+        stats::paired(kRuns, arma::vec{1.9, 1.92, 1.93}, 0.95);
+      },
+      "x has 4 runs and y 3"));
 }
 
 TEST(BadInput, RunsThatDoNotVaryHaveNoInterval) {
@@ -49,8 +58,7 @@ TEST(BadInput, RunsThatDoNotVaryHaveNoInterval) {
 TEST(BadInput, ProbabilitiesLieBetweenZeroAndOne) {
   EXPECT_TRUE(ThrowsNaming<InputError>([] { stats::t_quantile(1.0, 5); }, "t_quantile: p"));
   EXPECT_TRUE(ThrowsNaming<InputError>([] { stats::t_quantile(0.5, 0); }, "degrees of freedom"));
-  EXPECT_TRUE(
-      ThrowsNaming<InputError>([] { stats::welch(kRuns, kRuns + 0.1, 95); }, "confidence"));
+  EXPECT_TRUE(ThrowsNaming<InputError>([] { stats::welch(kRuns, kRuns + 0.1, 95); }, "confidence"));
   EXPECT_TRUE(ThrowsNaming<InputError>([] { stats::bonferroni_confidence(0.95, 0); },
                                        "at least one comparison"));
   EXPECT_TRUE(ThrowsNaming<InputError>(
@@ -84,8 +92,8 @@ TEST(BadInput, AContrastNeedsAWeightPerGroupSummingToZero) {
   EXPECT_TRUE(ThrowsNaming<InputError>([&] { stats::contrast(groups, none, spread, 0.95); },
                                        "every weight is 0"));
   const std::vector<double> nan = {kNaN, 1.0};
-  EXPECT_TRUE(
-      ThrowsNaming<InputError>([&] { stats::contrast(groups, nan, spread, 0.95); }, "weight is nan"));
+  EXPECT_TRUE(ThrowsNaming<InputError>([&] { stats::contrast(groups, nan, spread, 0.95); },
+                                       "weight is nan"));
 }
 
 TEST(BadInput, AgainstABaselineNeedsAChangeAndRunsInEveryGroup) {

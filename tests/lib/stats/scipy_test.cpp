@@ -35,9 +35,9 @@ constexpr double kZero = 1e-15;
 testing::AssertionResult close(double ours, double theirs, double tolerance = kExact) {
   if (std::abs(ours - theirs) <= tolerance * std::abs(theirs) || std::abs(ours - theirs) <= kZero)
     return testing::AssertionSuccess();
-  return testing::AssertionFailure() << "ours " << ours << ", SciPy's " << theirs
-                                     << ", relative gap "
-                                     << std::abs(ours - theirs) / std::abs(theirs);
+  return testing::AssertionFailure()
+         << "ours " << ours << ", SciPy's " << theirs << ", relative gap "
+         << std::abs(ours - theirs) / std::abs(theirs);
 }
 
 // A fixture's row: estimate, se, df, confidence, low, high (exact), t, p, SciPy's low and high.
@@ -63,9 +63,8 @@ TEST(SciPy, SummaryIsNumpysMeanAndSpreadWithOneDegreeLess) {
 }
 
 TEST(SciPy, PooledSpreadOverThreeGroups) {
-  const std::vector<stats::Summary> groups = {stats::summarise(runs("x")),
-                                              stats::summarise(runs("y")),
-                                              stats::summarise(runs("z"))};
+  const std::vector<stats::Summary> groups = {
+      stats::summarise(runs("x")), stats::summarise(runs("y")), stats::summarise(runs("z"))};
   const stats::PooledSpread p = stats::pooled(groups);
   const arma::mat scipy = at("pooled x y z");
   EXPECT_TRUE(close(p.sd, scipy(0)));
@@ -76,7 +75,8 @@ TEST(SciPy, StudentTQuantileIsStatsTPpf) {
   const arma::mat rows = at("t_quantile");
   for (arma::uword r = 0; r < rows.n_rows; ++r) {
     const double ours = stats::t_quantile(rows(r, 0), rows(r, 1));
-    EXPECT_TRUE(close(ours, rows(r, 2), kSciPy)) << "SciPy: p " << rows(r, 0) << ", df " << rows(r, 1);
+    EXPECT_TRUE(close(ours, rows(r, 2), kSciPy))
+        << "SciPy: p " << rows(r, 0) << ", df " << rows(r, 1);
     EXPECT_TRUE(close(ours, rows(r, 3))) << "exact: p " << rows(r, 0) << ", df " << rows(r, 1);
   }
 }
@@ -94,21 +94,18 @@ TEST(SciPy, WelchIsTtestIndWithUnequalVariances) {
 }
 
 TEST(SciPy, SpreadPooledOverTheWholeExperiment) {
-  const std::vector<stats::Summary> groups = {stats::summarise(runs("x")),
-                                              stats::summarise(runs("y")),
-                                              stats::summarise(runs("z"))};
+  const std::vector<stats::Summary> groups = {
+      stats::summarise(runs("x")), stats::summarise(runs("y")), stats::summarise(runs("z"))};
   const stats::Difference d =
       stats::with_pooled_spread(groups[0], groups[2], stats::pooled(groups), 0.99375);
   expect_difference(d, at("pooled x z 0.99375"));
 }
 
 TEST(SciPy, ContrastOfThreeMeansWithThePooledSpread) {
-  const std::vector<stats::Summary> groups = {stats::summarise(runs("x")),
-                                              stats::summarise(runs("y")),
-                                              stats::summarise(runs("z"))};
+  const std::vector<stats::Summary> groups = {
+      stats::summarise(runs("x")), stats::summarise(runs("y")), stats::summarise(runs("z"))};
   const std::vector<double> weights = {2.0, -1.0, -1.0};
-  const stats::Difference d =
-      stats::contrast(groups, weights, stats::pooled(groups), 0.95);
+  const stats::Difference d = stats::contrast(groups, weights, stats::pooled(groups), 0.95);
   expect_difference(d, at("contrast x y z (2 -1 -1) 0.95"));
 }
 
@@ -129,8 +126,8 @@ TEST(SciPy, PowerIsTheNoncentralTsTwoTails) {
   for (arma::uword r = 0; r < rows.n_rows; ++r) {
     const double ours = stats::power(rows(r, 0), rows(r, 1), rows(r, 2), rows(r, 3));
     EXPECT_TRUE(close(ours, rows(r, 4), kSciPy)) << "SciPy: row " << r;
-    EXPECT_TRUE(close(ours, rows(r, 5))) << "exact: effect " << rows(r, 0) << ", se " << rows(r, 1)
-                                         << ", df " << rows(r, 2);
+    EXPECT_TRUE(close(ours, rows(r, 5)))
+        << "exact: effect " << rows(r, 0) << ", se " << rows(r, 1) << ", df " << rows(r, 2);
   }
 }
 

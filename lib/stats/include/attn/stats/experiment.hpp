@@ -42,7 +42,8 @@ struct Summary {
 Summary summarise(const arma::vec& x);
 
 /// \brief A spread pooled over several groups and its degrees of freedom:
-///        \f$s_p = \sqrt{\sum_g (n_g - 1) s_g^2 / \sum_g (n_g - 1)}\f$, \f$\nu = \sum_g (n_g - 1)\f$.
+///        \f$s_p = \sqrt{\sum_g (n_g - 1) s_g^2 / \sum_g (n_g - 1)}\f$, \f$\nu = \sum_g (n_g -
+///        1)\f$.
 ///
 /// It assumes that every group has the same true spread, and estimates that spread with the
 /// degrees of freedom of all the groups together, as an analysis of variance does.
@@ -94,8 +95,8 @@ Difference unpaired(const arma::vec& x, const arma::vec& y, double confidence);
 
 /// \brief Independent groups, each with its own spread (Welch):
 ///        \f$\mathrm{se}^2 = s_x^2/n_x + s_y^2/n_y\f$ and Welch–Satterthwaite's
-///        \f$\nu = \mathrm{se}^4 / \bigl(\frac{(s_x^2/n_x)^2}{n_x-1} + \frac{(s_y^2/n_y)^2}{n_y-1}\bigr)\f$
-///        (SciPy's `stats.ttest_ind(..., equal_var=False)`).
+///        \f$\nu = \mathrm{se}^4 / \bigl(\frac{(s_x^2/n_x)^2}{n_x-1} +
+///        \frac{(s_y^2/n_y)^2}{n_y-1}\bigr)\f$ (SciPy's `stats.ttest_ind(..., equal_var=False)`).
 /// \param x,y the groups. \param confidence in (0, 1). \return the Difference.
 /// \throws attn::math::InputError as paired() does.
 Difference welch(const arma::vec& x, const arma::vec& y, double confidence);
@@ -157,9 +158,9 @@ Finding finding(const Difference& difference);
 /// the comparisons share, and with \f$k = 8\f$ they are only a little wider than Dunnett's
 /// (tests/lib/stats/simulation_test.cpp measures the family's error rate: just under 5%).
 struct AgainstBaseline {
-  PooledSpread spread;                   ///< over the baseline and every change.
-  double each_confidence = 0.0;          ///< each interval's, after the correction.
-  std::vector<Difference> differences;   ///< change minus baseline, in the changes' order.
+  PooledSpread spread;                  ///< over the baseline and every change.
+  double each_confidence = 0.0;         ///< each interval's, after the correction.
+  std::vector<Difference> differences;  ///< change minus baseline, in the changes' order.
 };
 
 /// \brief Compares each of \p changes with \p baseline. \param baseline its runs, at least two.
@@ -192,9 +193,9 @@ double minimum_detectable_effect(double se, double df, double alpha, double targ
 ///        all \f$k + 1\f$ groups, and each difference's interval corrected by Bonferroni for the
 ///        \f$k\f$ comparisons, so that all \f$k\f$ hold at once with \p family_confidence.
 struct Design {
-  std::size_t changes = 0;         ///< \f$k\f$, the comparisons.
-  std::size_t change_seeds = 0;    ///< \f$n_c\f$, runs of each variant.
-  std::size_t baseline_seeds = 0;  ///< \f$n_b\f$, runs of the baseline.
+  std::size_t changes = 0;          ///< \f$k\f$, the comparisons.
+  std::size_t change_seeds = 0;     ///< \f$n_c\f$, runs of each variant.
+  std::size_t baseline_seeds = 0;   ///< \f$n_b\f$, runs of the baseline.
   double family_confidence = 0.95;  ///< that all \f$k\f$ intervals hold at once.
   double power = 0.8;               ///< for the smallest detectable effect.
 };
