@@ -718,17 +718,23 @@ std::string interval(const attn::stats::Difference& d) {
   return fmt::format("[{:+.3f}, {:+.3f}]", d.low, d.high);
 }
 
-// A table of runs, a row per seed and a column per change (blank where a change has no run of
-// that seed), then each column's mean and, if asked, its model's parameters. Four decimals, so
-// that a reader (and tests/chapters/12_todays_attention) can recompute every interval from it.
-const int kColumn = 8;
-void print_runs(attn::book::Chapter& ch, const std::vector<std::size_t>& columns,
-                const std::vector<arma::vec>& bits, const std::vector<std::uint64_t>& seeds,
-                const std::vector<std::vector<std::uint64_t>>& seeds_of, bool with_parameters) {
+const int kColumn = 8;  // the width of a change's column in the tables of runs
+
+// The first line of a table a row per seed: "seed", then each column's change by name.
+void print_header(attn::book::Chapter& ch, const std::vector<std::size_t>& columns) {
   fmt::print(ch.out, "  {:<6}", "seed");
   for (const std::size_t k : columns)
     fmt::print(ch.out, "{:>{}}", kChanges[k].name, kColumn);
   fmt::print(ch.out, "\n");
+}
+
+// A table of runs, a row per seed and a column per change (blank where a change has no run of
+// that seed), then each column's mean and, if asked, its model's parameters. Four decimals, so
+// that a reader (and tests/chapters/12_todays_attention) can recompute every interval from it.
+void print_runs(attn::book::Chapter& ch, const std::vector<std::size_t>& columns,
+                const std::vector<arma::vec>& bits, const std::vector<std::uint64_t>& seeds,
+                const std::vector<std::vector<std::uint64_t>>& seeds_of, bool with_parameters) {
+  print_header(ch, columns);
   for (const std::uint64_t seed : seeds) {
     std::string row = fmt::format("  {:>6}", seed);
     for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -876,10 +882,7 @@ void the_pairing(attn::book::Chapter& ch, const std::vector<Result>& results, co
   fmt::print(ch.out,
              "\nEach change minus the baseline's run of the same seed (the same batches;\n");
   fmt::print(ch.out, "for the window and RMSNorm, the same starting weights too):\n");
-  fmt::print(ch.out, "  {:<6}", "seed");
-  for (const std::size_t k : changes)
-    fmt::print(ch.out, "{:>{}}", kChanges[k].name, kColumn);
-  fmt::print(ch.out, "\n");
+  print_header(ch, changes);
   for (std::size_t s = 0; s < seeds.changes.size(); ++s) {
     fmt::print(ch.out, "  {:>6}", seeds.changes[s]);
     for (const arma::vec& d : differences)
