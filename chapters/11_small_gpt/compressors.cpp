@@ -104,24 +104,32 @@ std::string tail_of(const fs::path& path) {
   return text;
 }
 
-// Writes `bytes` to the pipe `fd` until all are written or the reader has gone (it exited:
-// waitpid() tells how). SIGPIPE, which a write to a pipe without a reader raises and which
-// would end this process, is blocked in this thread meanwhile, and taken if it was raised.
-// Returns 0, or the error of a write that failed for another reason.
-int feed(int fd, std::string_view bytes) {
+// What feed() did: the error of a write that failed for a reason other than a reader gone (or 0),
+// and whether the reader went before every byte was in.
+struct Fed {
+  int error = 0;
+  bool reader_gone = false;
+};
+
+// Writes `bytes` to the pipe `fd` until all are written or the reader has gone (it exited or
+// closed its input: waitpid() tells which). SIGPIPE, which a write to a pipe without a reader
+// raises and which would end this process, is blocked in this thread meanwhile, and taken if it
+// was raised.
+Fed feed(int fd, std::string_view bytes) {
   sigset_t pipe_signal;
   sigemptyset(&pipe_signal);
   sigaddset(&pipe_signal, SIGPIPE);
   sigset_t before;
   pthread_sigmask(SIG_BLOCK, &pipe_signal, &before);
   std::size_t written = 0;
-  int error = 0;
+  Fed fed;
   while (written < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0) {
-      error = errno == EPIPE ? 0 : errno;  // EPIPE: the program stopped reading
+      fed.reader_gone = errno == EPIPE;
+      fed.error = fed.reader_gone ? 0 : errno;
       break;
     }
     written += static_cast<std::size_t>(n);
@@ -130,7 +138,7 @@ int feed(int fd, std::string_view bytes) {
   while (sigtimedwait(&pipe_signal, nullptr, &now) == SIGPIPE) {
   }
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
-  return error;
+  return fed;
 }
 
 // A pipe: what is written to `write_end` is read from `read_end`. Neither end leaks into a
@@ -140,13 +148,19 @@ struct Pipe {
   Descriptor read_end, write_end;
 };
 
+// How a program ended: its wait status, and whether it stopped reading its input before the end.
+struct Ended {
+  int status = 0;
+  bool stopped_reading = false;
+};
+
 // Runs `argv` (argv[0] the program's path) in `folder`, standard output and error into files
-// there, and returns its wait status. Its standard input is /dev/null, or with `input`, that
+// there, and returns how it ended. Its standard input is /dev/null, or with `input`, that
 // pipe, into which `bytes` go while it runs. The pipe's read end is closed here once the
 // program has its copy, so that a program that stops reading is seen (EPIPE) rather than
 // waited for; its write end once the bytes are in, so that the program sees their end.
-int run(const std::vector<std::string>& argv, const fs::path& folder, Pipe* input,
-        std::string_view bytes) {
+Ended run(const std::vector<std::string>& argv, const fs::path& folder, Pipe* input,
+          std::string_view bytes) {
   SpawnSetup setup;
   const std::string out = (folder / "stdout").string();
   const std::string err = (folder / "stderr").string();
@@ -182,22 +196,22 @@ int run(const std::vector<std::string>& argv, const fs::path& folder, Pipe* inpu
                                 pointers.data(), environment);
   if (error != 0)
     throw CompressorError(fmt::format("cannot start {}: {}", argv.front(), std::strerror(error)));
-  int feed_error = 0;
+  Fed fed;
   if (input != nullptr) {
     input->read_end.close();
-    feed_error = feed(input->write_end.get(), bytes);
+    fed = feed(input->write_end.get(), bytes);
     input->write_end.close();
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
+  Ended ended{.status = 0, .stopped_reading = fed.reader_gone};
+  while (::waitpid(pid, &ended.status, 0) < 0) {
     if (errno != EINTR)
       throw CompressorError(
           fmt::format("cannot wait for {}: {}", argv.front(), std::strerror(errno)));
   }
-  if (feed_error != 0)
+  if (fed.error != 0)
     throw CompressorError(
-        fmt::format("cannot write the text to {}: {}", argv.front(), std::strerror(feed_error)));
-  return status;
+        fmt::format("cannot write the text to {}: {}", argv.front(), std::strerror(fed.error)));
+  return ended;
 }
 
 }  // namespace
@@ -241,17 +255,18 @@ std::size_t compressed_size(const Compressor& compressor, const std::string& pro
   if (output_file && compressor.output_name.empty())
     throw CompressorError(
         fmt::format("{}: {} names no output file", compressor.label, kOutputFile));
-  int status = 0;
+  Ended ended;
   if (input_file) {
     write_file(folder.path() / kInputName, bytes);
-    status = run(argv, folder.path(), nullptr, {});
+    ended = run(argv, folder.path(), nullptr, {});
   } else {
     int ends[2];
     if (::pipe2(ends, O_CLOEXEC) != 0)
       throw CompressorError(fmt::format("cannot make a pipe: {}", std::strerror(errno)));
     Pipe pipe{.read_end = Descriptor(ends[0]), .write_end = Descriptor(ends[1])};
-    status = run(argv, folder.path(), &pipe, bytes);
+    ended = run(argv, folder.path(), &pipe, bytes);
   }
+  const int status = ended.status;
   const std::string who = fmt::format("{} ({})", compressor.label, program);
   if (WIFSIGNALED(status))
     throw CompressorError(fmt::format("{} was stopped by signal {} ({})", who, WTERMSIG(status),
@@ -261,6 +276,10 @@ std::size_t compressed_size(const Compressor& compressor, const std::string& pro
     throw CompressorError(fmt::format("{} exited with status {}{}", who, WEXITSTATUS(status),
                                       said.empty() ? std::string() : ": " + said));
   }
+  // A program that exits 0 without reading all its input has measured part of the text.
+  if (ended.stopped_reading)
+    throw CompressorError(fmt::format("{} stopped reading its input before the end of the {} bytes",
+                                      who, bytes.size()));
   const fs::path result = folder.path() / (output_file ? compressor.output_name : "stdout");
   std::error_code error;
   const std::uintmax_t size = fs::file_size(result, error);

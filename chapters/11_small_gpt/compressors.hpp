@@ -57,7 +57,8 @@ std::string find_program(const std::vector<std::string>& names);
 /// \return the bytes written to standard output, or to the kOutputFile file.
 /// \throws CompressorError naming the program and what went wrong: it cannot start, it exits
 ///         with a status other than 0 (with the end of what it wrote to standard error), it is
-///         stopped by a signal, or it wrote no kOutputFile file.
+///         stopped by a signal, it stopped reading its input before the end (and so measured
+///         part of it), or it wrote no kOutputFile file.
 std::size_t compressed_size(const Compressor& compressor, const std::string& program,
                             std::string_view bytes);
 

@@ -7,6 +7,7 @@
 
 #include "bad_input.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -74,11 +75,15 @@ TEST(CompressedSize, RunsWithAnEnvironmentOfPathAlone) {
   ::unsetenv("XZ_OPT");
 }
 
-TEST(CompressedSize, SurvivesAProgramThatStopsReading) {
-  // head exits after 10 bytes; writing the rest into the pipe raises SIGPIPE, which must not
-  // end this process.
+TEST(CompressedSize, ReportsAProgramThatStopsReadingAndSurvivesIt) {
+  // head exits 0 after 10 bytes: its 10 bytes of output would be the size of part of the text.
+  // Writing the rest into the pipe raises SIGPIPE, which must not end this process.
   const ch11::Compressor head{.label = "head", .arguments = {"-c", "10"}};
-  EXPECT_EQ(ch11::compressed_size(head, program("head"), megabyte() + megabyte()), 10u);
+  const std::string text = megabyte() + megabyte();
+  EXPECT_TRUE(ThrowsNaming<CompressorError>(
+      [&] { ch11::compressed_size(head, program("head"), text); },
+      fmt::format("head ({}) stopped reading its input before the end of the {} bytes",
+                  program("head"), text.size())));
 }
 
 TEST(CompressedSize, NamesAFailureItsStatusAndWhatItSaid) {
