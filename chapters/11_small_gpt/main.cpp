@@ -396,13 +396,13 @@ NgramBits the_baselines(attn::book::Chapter& ch, const Run& run) {
 }
 
 // The checkpoint this run resumes, if it is there: refused (exit 2) before anything is trained
-// or written when it belongs to another run.
+// or written when it belongs to another run or its fields disagree (gpt::load_checkpoint()).
 gpt::TrainingState opening_state(const Run& run, const std::string& checkpoint) {
   std::error_code error;
   if (checkpoint.empty() || !std::filesystem::exists(checkpoint, error))
     return gpt::start(kModel, run.settings);
   try {
-    return gpt::load_checkpoint(checkpoint, run.fingerprint, kModel);
+    return gpt::load_checkpoint(checkpoint, run.fingerprint, kModel, run.settings);
   } catch (const attn::math::InputError& e) {
     throw attn::book::CommandLineError(
         "--checkpoint", fmt::format("{} (delete it to train again, or name another file with "
