@@ -407,9 +407,9 @@ void check_state(const std::string& path, const TrainingState& state,
   const double sum = loss_sum(state.history, measured, t);
   if (state.loss_sum != sum)
     refuse(
-        fmt::format("the checkpoint's sum of the batch losses is {}, where its history's last "
-                    "{} losses sum to {}",
-                    state.loss_sum, t - measured, sum));
+        fmt::format("the checkpoint's sum of the batch losses is {}, where its history's "
+                    "losses after step {} sum to {}",
+                    state.loss_sum, measured, sum));
 
   // The stream's increment is fixed by the seed; its state may be anywhere on the stream.
   const numpy::UInt128 increment = numpy::default_rng(settings.seed).bit_generator().increment();

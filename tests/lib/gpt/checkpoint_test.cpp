@@ -567,7 +567,7 @@ TEST(Checkpoint, RefusesASumOfBatchLossesOtherThanTheHistorys) {
   const double loss = run().trained_to(3).history[2].loss;
   EXPECT_TRUE(refused(forged(valid, [](gpt::TrainingState& s) { s.loss_sum += 1; }),
                       fmt::format("the checkpoint's sum of the batch losses is {}, where its "
-                                  "history's last 1 losses sum to {}",
+                                  "history's losses after step 2 sum to {}",
                                   loss + 1, loss)));
 }
 
