@@ -7,6 +7,7 @@
 
 #include "compressors.hpp"
 #include "kjv.hpp"
+#include "resume.hpp"
 #include "text_file.hpp"
 
 #include <attn/book/chapter.hpp>
@@ -395,22 +396,6 @@ NgramBits the_baselines(attn::book::Chapter& ch, const Run& run) {
   return bits;
 }
 
-// The checkpoint this run resumes, if it is there: refused (exit 2) before anything is trained
-// or written when it belongs to another run.
-gpt::TrainingState opening_state(const Run& run, const std::string& checkpoint) {
-  std::error_code error;
-  if (checkpoint.empty() || !std::filesystem::exists(checkpoint, error))
-    return gpt::start(kModel, run.settings);
-  try {
-    return gpt::load_checkpoint(checkpoint, run.fingerprint, kModel);
-  } catch (const attn::math::InputError& e) {
-    throw attn::book::CommandLineError(
-        "--checkpoint", fmt::format("{} (delete it to train again, or name another file with "
-                                    "--checkpoint); nothing was trained or written",
-                                    e.what()));
-  }
-}
-
 // AdamW's betas and the initial weights' scales, beside GPT-2's.
 void against_gpt2(attn::book::Chapter& ch, const gpt::TrainingSettings& settings) {
   const double d = static_cast<double>(kModel.d_model);
@@ -431,7 +416,7 @@ void against_gpt2(attn::book::Chapter& ch, const gpt::TrainingSettings& settings
 // Trains, or resumes from the checkpoint, or reads a finished run from it; saves as it goes.
 gpt::TrainingState the_training(attn::book::Chapter& ch, const Run& run,
                                 const std::string& checkpoint) {
-  gpt::TrainingState state = opening_state(run, checkpoint);
+  gpt::TrainingState state = ch11::opening_state(checkpoint, run.fingerprint, kModel, run.settings);
   fmt::print(ch.out, "\nThe model: {} blocks, d_model {}, {} heads, MLP width {}, {} tokens of\n",
              kModel.layers, kModel.d_model, kModel.heads, kModel.d_ff, kModel.max_length);
   fmt::print(ch.out, "context, tied embeddings, learned positions: {} parameters.\n",

@@ -565,7 +565,8 @@ struct Result {
 };
 
 // One change trained from one seed at one rate, or read back from the checkpoint an earlier run
-// of the chapter left in `folder` (empty: keep none). A checkpoint of another run is trained
+// of the chapter left in `folder` (empty: keep none). A checkpoint of another run, one the
+// loader refuses (gpt::load_checkpoint() checks it whole) or one of an unfinished run is trained
 // again. What it has to say goes to `log`: the run's own, as runs train side by side.
 gpt::TrainingState trained(std::ostream& log, const Data& data, const Run& run, std::size_t scored,
                            const std::string& folder) {
@@ -586,7 +587,12 @@ gpt::TrainingState trained(std::ostream& log, const Data& data, const Run& run, 
   std::error_code error;
   if (!path.empty() && std::filesystem::exists(path, error)) {
     try {
-      return gpt::load_checkpoint(path, fingerprint, c);
+      gpt::TrainingState state = gpt::load_checkpoint(path, fingerprint, c, settings);
+      if (state.step == settings.steps)
+        return state;
+      // This chapter saves a run only when it is whole; any other step is no run of its own.
+      fmt::print(log, "{}: the checkpoint stops at step {} of {}; training it again\n", path,
+                 state.step, settings.steps);
     } catch (const attn::math::InputError& e) {
       fmt::print(log, "{}; training it again\n", e.what());
     }

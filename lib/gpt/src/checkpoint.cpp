@@ -1,9 +1,12 @@
 #include "attn/gpt/checkpoint.hpp"
 
+#include <attn/math/optimizer.hpp>
 #include <attn/math/validate.hpp>
+#include <attn/numpy/numpy_random.hpp>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 
 namespace attn::gpt {
@@ -83,7 +87,8 @@ struct Reader {
       throw math::InputError(fmt::format("{}: {} is {} in the checkpoint", path, what, value));
     return value;
   }
-  arma::mat matrix(const std::string& name, const arma::mat& like) {
+  // A matrix of `like`'s shape, every entry finite and within ±`largest`.
+  arma::mat matrix(const std::string& name, const arma::mat& like, double largest) {
     const auto rows = number<std::uint64_t>();
     const auto cols = number<std::uint64_t>();
     if (rows != like.n_rows || cols != like.n_cols)
@@ -96,6 +101,12 @@ struct Reader {
     if (!bad.is_empty())
       throw math::InputError(fmt::format("{}: {} holds {} at row {}, column {} in the checkpoint",
                                          path, name, m(bad(0)), bad(0) % rows, bad(0) / rows));
+    const arma::uvec large = arma::find(arma::abs(m) > largest);
+    if (!large.is_empty())
+      throw math::InputError(fmt::format(
+          "{}: {} holds {} at row {}, column {} in the checkpoint, beyond the ±{} a checkpoint's "
+          "weights may reach",
+          path, name, m(large(0)), large(0) % rows, large(0) / rows, largest));
     return m;
   }
 };
@@ -244,8 +255,197 @@ void check_checkpoint_file(const std::string& path) {
   read_checked(path);
 }
 
+namespace {
+
+// What train() leaves in a state at step `t` of a run of `settings`, for the checks of
+// check_state(): where its curve has points, and where the last of them that ended a stretch of
+// batch losses is.
+struct CurvePlan {
+  const TrainingSettings& settings;
+  std::int64_t t;
+  bool start_point;  // the point at step 0, measured before any step (evaluate_at_start)
+
+  // Points at step 0 (if any), at each multiple of evaluate_every up to t, and at the last
+  // step, when it is reached and is no multiple.
+  std::int64_t points() const {
+    const std::int64_t every = settings.evaluate_every;
+    const bool last = t == settings.steps && t % every != 0;
+    return (start_point ? 1 : 0) + t / every + (last ? 1 : 0);
+  }
+  // The step of point `k` (below points()).
+  std::int64_t step_of(std::int64_t k) const {
+    if (start_point && k == 0)
+      return 0;
+    const std::int64_t regular = k - (start_point ? 1 : 0);
+    return regular < t / settings.evaluate_every ? (regular + 1) * settings.evaluate_every
+                                                 : settings.steps;
+  }
+};
+
+// The sum of `history[from, to)`'s losses, added one by one from 0, as train() adds them into
+// TrainingState::loss_sum: the same additions in the same order give the same bits.
+double loss_sum(const std::vector<StepRecord>& history, std::int64_t from, std::int64_t to) {
+  double sum = 0.0;
+  for (std::int64_t k = from; k < to; ++k)
+    sum += history[static_cast<std::size_t>(k)].loss;
+  return sum;
+}
+
+// The largest m² / v that AdamW's moments can reach after `steps` steps of any gradients:
+// with m = (1 − β1) Σ β1^(t−i) g_i and v = (1 − β2) Σ β2^(t−i) g_i², Cauchy–Schwarz gives
+// m² ≤ (1 − β1)² / (1 − β2) · Σ_{k<t} (β1²/β2)^k · v, and one step of AdamW keeps the bound
+// (it is this sum's recurrence). Infinite where nothing bounds m by v (β2 = 0: v is the last
+// g² alone). Within it, an update's size is at most the learning rate times √bound, however
+// small v is; a forged m beside v = 0 would move a weight by m / ε = m · 10⁸.
+double moment_ratio_bound(double beta1, double beta2, std::int64_t steps) {
+  if (!(beta2 > 0.0))
+    return std::numeric_limits<double>::infinity();
+  const double r = beta1 * beta1 / beta2;
+  const auto t = static_cast<double>(steps);
+  const double sum = r == 1.0 ? t : (1.0 - std::pow(r, t)) / (1.0 - r);  // Σ_{k<t} r^k
+  return (1.0 - beta1) * (1.0 - beta1) / (1.0 - beta2) * sum;
+}
+
+// Row and column of entry `k` of `m`, as the messages name them.
+std::string where(const arma::mat& m, arma::uword k) {
+  return fmt::format("row {}, column {}", k % m.n_rows, k / m.n_rows);
+}
+
+// Every field of `state`, read from `path`, against the others and against `settings`: what
+// train() would have left at the state's step. Each refusal names the file, the field and the
+// values that disagree.
+void check_state(const std::string& path, const TrainingState& state,
+                 const TrainingSettings& settings, const std::vector<Parameter>& parameters) {
+  const auto refuse = [&path](const std::string& what) {
+    throw math::InputError(fmt::format("{}: {}", path, what));
+  };
+  if (settings.evaluate_every < 1)
+    throw math::InputError(fmt::format(
+        "{} cannot be checked against a run whose evaluate_every is {}; it must be at least 1",
+        path, settings.evaluate_every));
+  const std::int64_t t = state.step;
+  if (t < 0 || t > settings.steps)
+    refuse(fmt::format("the checkpoint's step is {}, outside this run's 0 to {} steps", t,
+                       settings.steps));
+  // Bounded by the file's size (Reader::count), so t is too from here on.
+  if (state.history.size() != static_cast<std::uint64_t>(t))
+    refuse(fmt::format("the checkpoint is at step {} but its history holds {} steps (one a step)",
+                       t, state.history.size()));
+  if (state.optimizer.steps != t)
+    refuse(
+        fmt::format("the checkpoint's AdamW step count is {} but its step is {} (AdamW steps "
+                    "once a training step)",
+                    state.optimizer.steps, t));
+  const std::size_t pairs = t > 0 ? parameters.size() : 0;
+  if (state.optimizer.first.size() != pairs)
+    refuse(
+        fmt::format("the checkpoint holds {} pairs of AdamW moments at step {}, where a run "
+                    "holds {} (none before its first step, one a parameter after it)",
+                    state.optimizer.first.size(), t, pairs));
+
+  for (std::size_t k = 0; k < state.history.size(); ++k) {
+    const StepRecord& r = state.history[k];
+    if (r.loss < 0.0)
+      refuse(
+          fmt::format("the checkpoint's history has loss {} at step {}; a cross-entropy is "
+                      "never negative",
+                      r.loss, k + 1));
+    if (r.gradient_norm < 0.0)
+      refuse(
+          fmt::format("the checkpoint's history has gradient norm {} at step {}; a norm is "
+                      "never negative",
+                      r.gradient_norm, k + 1));
+  }
+
+  const CurvePlan plan{settings, t, settings.evaluate_at_start && (t > 0 || !state.curve.empty())};
+  if (state.curve.size() != static_cast<std::uint64_t>(plan.points()))
+    refuse(
+        fmt::format("the checkpoint's curve has {} points at step {}, where this run has {} "
+                    "(a point every {} steps of {}{})",
+                    state.curve.size(), t, plan.points(), settings.evaluate_every, settings.steps,
+                    settings.evaluate_at_start ? ", and one at step 0" : ""));
+  const math::WarmupCosine schedule = schedule_of(settings);
+  std::int64_t measured = 0;  // the step of the last point that ended a stretch of losses
+  for (std::size_t k = 0; k < state.curve.size(); ++k) {
+    const CurvePoint& p = state.curve[k];
+    const std::int64_t step = plan.step_of(static_cast<std::int64_t>(k));
+    if (p.step != step)
+      refuse(
+          fmt::format("the checkpoint's curve point {} is at step {}, where this run measures "
+                      "at step {}",
+                      k, p.step, step));
+    // The rate of the point's last step; the cosine goes through the C library, whose last
+    // bit may differ on another machine, so within a relative 1e-12 of it.
+    const double rate = math::learning_rate(schedule, std::max<std::int64_t>(step - 1, 0));
+    if (!(std::abs(p.learning_rate - rate) <= 1e-12 * std::abs(rate)))
+      refuse(
+          fmt::format("the checkpoint's curve point {} (step {}) has learning rate {}, where "
+                      "this run's schedule has {}",
+                      k, step, p.learning_rate, rate));
+    // A point at step 0 holds the first step's loss once it is taken; any other, the mean of
+    // the losses since the point before, as train() divides them.
+    double loss = 0.0;
+    if (step == 0 && t > 0)
+      loss = state.history.front().loss;
+    else if (step > 0)
+      loss = loss_sum(state.history, measured, step) / static_cast<double>(step - measured);
+    if (p.training_loss != loss)
+      refuse(
+          fmt::format("the checkpoint's curve point {} (step {}) has training loss {}, where "
+                      "its history's losses give {}",
+                      k, step, p.training_loss, loss));
+    measured = std::max(measured, step);
+  }
+  if (state.loss_count != t - measured)
+    refuse(
+        fmt::format("the checkpoint's count of the batch losses is {}; its step is {} and {}, "
+                    "so the count is {}",
+                    state.loss_count, t,
+                    measured > 0 ? fmt::format("its curve's last point is at step {}", measured)
+                                 : std::string("its curve has no point after step 0"),
+                    t - measured));
+  const double sum = loss_sum(state.history, measured, t);
+  if (state.loss_sum != sum)
+    refuse(
+        fmt::format("the checkpoint's sum of the batch losses is {}, where its history's "
+                    "losses after step {} sum to {}",
+                    state.loss_sum, measured, sum));
+
+  // The stream's increment is fixed by the seed; its state may be anywhere on the stream.
+  const numpy::UInt128 increment = numpy::default_rng(settings.seed).bit_generator().increment();
+  if (state.rng_increment.high != increment.high || state.rng_increment.low != increment.low)
+    refuse(
+        fmt::format("the checkpoint's random stream has increment {:016x}{:016x}, where "
+                    "default_rng({}) has {:016x}{:016x}",
+                    state.rng_increment.high, state.rng_increment.low, settings.seed,
+                    increment.high, increment.low));
+
+  // Rounding in the moments' sums may reach the bound's last digits; below 1e-150 a first
+  // moment moves nothing, whatever its second moment (which may have underflowed to 0).
+  const double bound = std::sqrt(moment_ratio_bound(settings.beta1, settings.beta2, t)) * 1.000001;
+  for (std::size_t i = 0; i < state.optimizer.first.size(); ++i) {
+    const arma::mat& m = state.optimizer.first[i];
+    const arma::mat& v = state.optimizer.second[i];
+    for (arma::uword k = 0; k < v.n_elem; ++k) {
+      if (v(k) < 0.0)
+        refuse(
+            fmt::format("the checkpoint's second moment of {} holds {} at {}; a mean of "
+                        "squared gradients is never negative",
+                        parameters[i].name, v(k), where(v, k)));
+      if (!(std::abs(m(k)) <= bound * std::sqrt(v(k)) + 1e-150))
+        refuse(fmt::format(
+            "the checkpoint's first moment of {} holds {} at {}, where its second "
+            "moment holds {}: after {} AdamW steps with betas {} and {}, |m| is at "
+            "most {:.4g} √v",
+            parameters[i].name, m(k), where(m, k), v(k), t, settings.beta1, settings.beta2, bound));
+    }
+  }
+}
+
+}  // namespace
+
 TrainingState load_checkpoint(const std::string& path, const std::string& fingerprint,
-                              const TransformerConfig& model) {
+                              const TransformerConfig& model, const TrainingSettings& settings) {
   const std::string body = read_checked(path);
   Reader r{body, path};
   r.take(kMagic.size() + sizeof(kVersion));
@@ -267,7 +467,8 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
   state.loss_count = r.number<std::int64_t>();
   constexpr std::size_t kPointBytes = sizeof(std::int64_t) + 4 * sizeof(double) + 1;
   state.curve.resize(r.count("curve points", kPointBytes));
-  for (CurvePoint& p : state.curve) {
+  for (std::size_t k = 0; k < state.curve.size(); ++k) {
+    CurvePoint& p = state.curve[k];
     p.step = r.number<std::int64_t>();
     p.learning_rate = r.finite("a curve point's learning rate");
     p.training_loss = r.finite("a curve point's training loss");
@@ -280,6 +481,11 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
                       has_training));
     if (has_training == 1)
       p.measured.training = training;
+    else if (std::bit_cast<std::uint64_t>(training) != 0)  // +0, bit for bit, as saved
+      throw math::InputError(fmt::format(
+          "{}: the checkpoint's curve point {} holds {} for its training measurement, which its "
+          "flag says was not taken (the format writes 0)",
+          path, k, training));
   }
   constexpr std::size_t kRecordBytes = 2 * sizeof(double);
   state.history.resize(r.count("step records", kRecordBytes));
@@ -297,21 +503,23 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
     if (name != p.name)
       throw math::InputError(
           fmt::format("{}: the checkpoint has {} where this model has {}", path, name, p.name));
-    *p.value = r.matrix(p.name, *p.value);
+    *p.value = r.matrix(p.name, *p.value, kLargestCheckpointWeight);
   }
   const auto moments = r.number<std::uint64_t>();
   if (moments != 0 && moments != parameters.size())
     throw math::InputError(fmt::format("{}: {} optimiser moments for {} parameters", path, moments,
                                        parameters.size()));
+  constexpr double kAny = std::numeric_limits<double>::infinity();
   for (std::size_t k = 0; k < moments; ++k) {
     state.optimizer.first.push_back(
-        r.matrix(parameters[k].name + " (first moment)", *parameters[k].value));
+        r.matrix(parameters[k].name + " (first moment)", *parameters[k].value, kAny));
     state.optimizer.second.push_back(
-        r.matrix(parameters[k].name + " (second moment)", *parameters[k].value));
+        r.matrix(parameters[k].name + " (second moment)", *parameters[k].value, kAny));
   }
   if (r.at != body.size())
     throw math::InputError(
         fmt::format("{}: {} bytes after the checkpoint's last field", path, body.size() - r.at));
+  check_state(path, state, settings, parameters);
   return state;
 }
 

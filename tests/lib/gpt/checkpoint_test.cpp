@@ -1,7 +1,9 @@
 // The GPT's checkpoints (attn/gpt/checkpoint.hpp), of a run like chapter 11's: a run stopped,
 // saved, loaded and trained on ends bit for bit where the run that never stopped ends (weights,
 // AdamW's moments, the curve, the random stream), and a file that is truncated, corrupted, of
-// another run, empty or no checkpoint at all is refused with a message naming it and what is wrong.
+// another run, empty or no checkpoint at all is refused with a message naming it and what is wrong;
+// so is a whole file whose fields disagree with each other or with the run (one test a refusal,
+// each file forged from a valid one with its checksum recomputed).
 #include <attn/gpt/checkpoint.hpp>
 #include <attn/gpt/text.hpp>
 #include <attn/gpt/trainer.hpp>
@@ -17,6 +19,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -137,7 +140,7 @@ testing::AssertionResult load_refused(const std::string& path,
                                       const attn::gpt::TransformerConfig& model,
                                       const std::string& what) {
   return ThrowsNaming<attn::math::InputError>(
-      [&] { gpt::load_checkpoint(path, run().fingerprint, model); }, what);
+      [&] { gpt::load_checkpoint(path, run().fingerprint, model, run().settings); }, what);
 }
 
 // Loading `bytes` from a file is refused naming `what` and the file, and leaves it untouched.
@@ -175,7 +178,7 @@ TEST(Checkpoint, AResumedRunEndsBitForBitWhereAnUnbrokenRunEnds) {
     SCOPED_TRACE("stopped after step " + std::to_string(k));
     gpt::TrainingState first = r.trained_to(k);
     gpt::save_checkpoint(path, r.fingerprint, first);
-    gpt::TrainingState resumed = gpt::load_checkpoint(path, r.fingerprint, r.model);
+    gpt::TrainingState resumed = gpt::load_checkpoint(path, r.fingerprint, r.model, r.settings);
     expect_same_state(resumed, first);  // what was saved is what is read
     gpt::train(resumed, r.settings, r.batches, r.measure, r.settings.steps);
     expect_same_state(resumed, unbroken);
@@ -214,7 +217,7 @@ TEST(Checkpoint, ASaveReplacesTheFileWholeAndLeavesNoPartialFile) {
   EXPECT_EQ(read_file(path), late_bytes);
   EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
   EXPECT_EQ(dir.entries(), 2u);  // run.ckpt and reference.ckpt, nothing else
-  gpt::TrainingState loaded = gpt::load_checkpoint(path, r.fingerprint, r.model);
+  gpt::TrainingState loaded = gpt::load_checkpoint(path, r.fingerprint, r.model, r.settings);
   expect_same_state(loaded, late);
 }
 
@@ -281,13 +284,18 @@ std::string rewritten(std::string bytes, std::size_t at, Field value) {
   return bytes;
 }
 
+// Where a checkpoint of the run `fingerprint` names holds its number of curve points: after the
+// magic 8, the version 4, the fingerprint 8 + n, six 8-byte numbers (step, AdamW's steps, the
+// stream's state and increment), the loss sum and count.
+std::size_t curve_count_at(const std::string& fingerprint) {
+  return 8 + 4 + 8 + fingerprint.size() + 48 + 16;
+}
+
 TEST(Checkpoint, RefusesACountTheFileCannotHoldBeforeAllocatingForIt) {
   const TinyRun& r = run();
   TempDir dir;
   const std::string bytes = read_file(saved_run(dir, 3));
-  // magic 8, version 4, the fingerprint 8 + n, six 8-byte numbers (step, AdamW's steps, the
-  // stream's state and increment), the loss sum and count: then the number of curve points.
-  const std::size_t curve_count = 8 + 4 + 8 + r.fingerprint.size() + 48 + 16;
+  const std::size_t curve_count = curve_count_at(r.fingerprint);
   std::uint64_t points = 0;
   std::memcpy(&points, bytes.data() + curve_count, sizeof(points));
   ASSERT_EQ(points, 1u) << "the field read is not the curve's count";  // step 2's point
@@ -398,6 +406,219 @@ TEST(Checkpoint, SaveNamesAFileItCannotWrite) {
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] { gpt::save_checkpoint(path, r.fingerprint, r.trained_to(0)); },
       "cannot write the checkpoint " + path + ".partial"));
+}
+
+// The checkpoint at `valid` as a forger would change it: read, one field changed by `edit`, and
+// written again beside it as forged.ckpt, with its checksum recomputed over the changed bytes
+// (save_checkpoint() writes each field as it is given and hashes what it wrote). Its path.
+std::string forged(const std::string& valid, const std::function<void(gpt::TrainingState&)>& edit) {
+  const TinyRun& r = run();
+  gpt::TrainingState state = gpt::load_checkpoint(valid, r.fingerprint, r.model, r.settings);
+  edit(state);
+  const std::string path = (std::filesystem::path(valid).parent_path() / "forged.ckpt").string();
+  gpt::save_checkpoint(path, r.fingerprint, state);
+  return path;
+}
+
+// The file at `path` is refused naming `what` and the file, and left as it was.
+testing::AssertionResult refused(const std::string& path, const std::string& what) {
+  return refused(path, read_file(path), what);
+}
+
+TEST(Checkpoint, AcceptsEveryStepOfARunWithOrWithoutAPointAtStepZero) {
+  // What the loader checks a whole file against is what train() leaves at each step: a point
+  // at step 0 or not, a loss sum pending or not, the last point at step 7 (no multiple of 2).
+  TinyRun from_start;
+  from_start.settings.evaluate_at_start = true;
+  from_start.fingerprint = gpt::run_fingerprint(from_start.model, from_start.settings,
+                                                from_start.tokenizer, kTrainingText, kEvaluation);
+  TempDir dir;
+  const std::string path = dir.file("run.ckpt");
+  for (const TinyRun* r : {&run(), static_cast<const TinyRun*>(&from_start)}) {
+    const std::vector<gpt::TrainingState> states = {gpt::start(r->model, r->settings),
+                                                    r->trained_to(0),
+                                                    r->trained_to(1),
+                                                    r->trained_to(4),
+                                                    r->trained_to(5),
+                                                    r->trained_to(7)};
+    for (gpt::TrainingState state : states) {
+      SCOPED_TRACE(fmt::format("step {}, {} points, a point at step 0: {}", state.step,
+                               state.curve.size(), r->settings.evaluate_at_start));
+      gpt::save_checkpoint(path, r->fingerprint, state);
+      gpt::TrainingState loaded = gpt::load_checkpoint(path, r->fingerprint, r->model, r->settings);
+      expect_same_state(loaded, state);
+    }
+  }
+}
+
+TEST(Checkpoint, RefusesAStepOutsideTheRun) {
+  TempDir dir;
+  const std::string valid = saved_run(dir, 3);
+  for (const std::int64_t step : {std::int64_t{-1}, std::int64_t{8}, std::int64_t{1} << 62})
+    EXPECT_TRUE(
+        refused(forged(valid, [&](gpt::TrainingState& s) { s.step = step; }),
+                fmt::format("the checkpoint's step is {}, outside this run's 0 to 7 steps", step)));
+}
+
+TEST(Checkpoint, RefusesAHistoryThatIsNotOneRecordAStep) {
+  // Emptied behind step 3, it had chapter 11 read a first record that was not there.
+  TempDir dir;
+  const std::string valid = saved_run(dir, 3);
+  EXPECT_TRUE(refused(forged(valid, [](gpt::TrainingState& s) { s.history.clear(); }),
+                      "the checkpoint is at step 3 but its history holds 0 steps"));
+  EXPECT_TRUE(
+      refused(forged(valid, [](gpt::TrainingState& s) { s.history.push_back(s.history.back()); }),
+              "the checkpoint is at step 3 but its history holds 4 steps"));
+}
+
+TEST(Checkpoint, RefusesAnAdamWStepCountOtherThanTheStep) {
+  TempDir dir;
+  const std::string valid = saved_run(dir, 3);
+  for (const std::int64_t steps : {-1, 0, 4})
+    EXPECT_TRUE(
+        refused(forged(valid, [&](gpt::TrainingState& s) { s.optimizer.steps = steps; }),
+                fmt::format("the checkpoint's AdamW step count is {} but its step is 3", steps)));
+}
+
+TEST(Checkpoint, RefusesAdamWMomentsThatDoNotMatchTheStep) {
+  TempDir dir;
+  EXPECT_TRUE(refused(forged(saved_run(dir, 3),
+                             [](gpt::TrainingState& s) {
+                               s.optimizer.first.clear();
+                               s.optimizer.second.clear();
+                             }),
+                      "the checkpoint holds 0 pairs of AdamW moments at step 3, where a run "
+                      "holds 20"));
+}
+
+TEST(Checkpoint, RefusesANegativeLossOrGradientNormInTheHistory) {
+  TempDir dir;
+  const std::string valid = saved_run(dir, 3);
+  EXPECT_TRUE(refused(forged(valid, [](gpt::TrainingState& s) { s.history[1].loss = -0.5; }),
+                      "the checkpoint's history has loss -0.5 at step 2; a cross-entropy is "
+                      "never negative"));
+  EXPECT_TRUE(refused(forged(valid, [](gpt::TrainingState& s) { s.history[2].gradient_norm = -1; }),
+                      "the checkpoint's history has gradient norm -1 at step 3"));
+}
+
+TEST(Checkpoint, RefusesACurveWhosePointsAreNotWhereTheRunMeasures) {
+  TempDir dir;
+  const std::string valid = saved_run(dir, 3);
+  EXPECT_TRUE(refused(forged(valid, [](gpt::TrainingState& s) { s.curve.clear(); }),
+                      "the checkpoint's curve has 0 points at step 3, where this run has 1 "
+                      "(a point every 2 steps of 7)"));
+  EXPECT_TRUE(refused(forged(valid, [](gpt::TrainingState& s) { s.curve[0].step = 3; }),
+                      "the checkpoint's curve point 0 is at step 3, where this run measures at "
+                      "step 2"));
+}
+
+TEST(Checkpoint, RefusesACurvePointOffTheSchedule) {
+  TempDir dir;
+  const std::string valid = saved_run(dir, 3);
+  const double rate = run().trained_to(3).curve[0].learning_rate;
+  EXPECT_TRUE(
+      refused(forged(valid, [](gpt::TrainingState& s) { s.curve[0].learning_rate *= 2; }),
+              fmt::format("the checkpoint's curve point 0 (step 2) has learning rate {}, where "
+                          "this run's schedule has {}",
+                          2 * rate, rate)));
+}
+
+TEST(Checkpoint, RefusesACurvePointWhoseTrainingLossIsNotItsHistorys) {
+  TempDir dir;
+  const std::string valid = saved_run(dir, 3);
+  const gpt::TrainingState state = run().trained_to(3);
+  const double mean = (state.history[0].loss + state.history[1].loss) / 2;
+  EXPECT_TRUE(
+      refused(forged(valid, [](gpt::TrainingState& s) { s.curve[0].training_loss += 0.25; }),
+              fmt::format("the checkpoint's curve point 0 (step 2) has training loss {}, where "
+                          "its history's losses give {}",
+                          mean + 0.25, mean)));
+}
+
+TEST(Checkpoint, RefusesAMeasurementNotTakenThatHoldsAValue) {
+  // save_checkpoint() writes 0 where the flag is 0, so this one is forged byte by byte.
+  const TinyRun& r = run();
+  TempDir dir;
+  const std::string bytes = read_file(saved_run(dir, 3));
+  const std::size_t flag = curve_count_at(r.fingerprint) + 8 + 4 * 8;  // point 0's
+  ASSERT_EQ(bytes[flag], 1) << "the field read is not the flag of a training measurement";
+  double taken = 0;
+  std::memcpy(&taken, bytes.data() + flag + 1, sizeof(taken));
+  EXPECT_TRUE(refused(dir.file("forged.ckpt"), rewritten(bytes, flag, std::uint8_t{0}),
+                      fmt::format("the checkpoint's curve point 0 holds {} for its training "
+                                  "measurement, which its flag says was not taken",
+                                  taken)));
+}
+
+TEST(Checkpoint, RefusesACountOfBatchLossesOtherThanTheStepsSinceTheLastPoint) {
+  TempDir dir;
+  const std::string valid = saved_run(dir, 3);
+  for (const std::int64_t count : {-1, 0, 3})
+    EXPECT_TRUE(refused(forged(valid, [&](gpt::TrainingState& s) { s.loss_count = count; }),
+                        fmt::format("the checkpoint's count of the batch losses is {}; its step "
+                                    "is 3 and its curve's last point is at step 2, so the count "
+                                    "is 1",
+                                    count)));
+}
+
+TEST(Checkpoint, RefusesASumOfBatchLossesOtherThanTheHistorys) {
+  TempDir dir;
+  const std::string valid = saved_run(dir, 3);
+  const double loss = run().trained_to(3).history[2].loss;
+  EXPECT_TRUE(refused(forged(valid, [](gpt::TrainingState& s) { s.loss_sum += 1; }),
+                      fmt::format("the checkpoint's sum of the batch losses is {}, where its "
+                                  "history's losses after step 2 sum to {}",
+                                  loss + 1, loss)));
+}
+
+TEST(Checkpoint, RefusesARandomStreamOfAnotherSeed) {
+  TempDir dir;
+  EXPECT_TRUE(refused(forged(saved_run(dir, 3),
+                             [](gpt::TrainingState& s) {
+                               s.rng_increment =
+                                   attn::numpy::default_rng(6).bit_generator().increment();
+                             }),
+                      "the checkpoint's random stream has increment "));
+}
+
+TEST(Checkpoint, RefusesANegativeSecondMoment) {
+  TempDir dir;
+  EXPECT_TRUE(refused(
+      forged(saved_run(dir, 3), [](gpt::TrainingState& s) { s.optimizer.second[0](1, 0) = -1e-9; }),
+      "the checkpoint's second moment of embedding holds -1e-09 at row 1, column 0; a mean of "
+      "squared gradients is never negative"));
+}
+
+TEST(Checkpoint, RefusesAFirstMomentLargerThanItsSecondMomentAllows) {
+  // After t steps |m| ≤ √((1 − β1)²/(1 − β2) Σ_{k<t} (β1²/β2)^k) √v: at t = 3, with PyTorch's
+  // betas, √(10 (1 + 0.81/0.999 + (0.81/0.999)²)) √v = 4.968 √v. A first moment beside a second
+  // moment of 0 would make AdamW's next update m / 10⁻⁸.
+  TempDir dir;
+  const std::string valid = saved_run(dir, 3);
+  EXPECT_TRUE(refused(forged(valid,
+                             [](gpt::TrainingState& s) {
+                               s.optimizer.first[0](0, 0) = 1e-3;
+                               s.optimizer.second[0](0, 0) = 0;
+                             }),
+                      "the checkpoint's first moment of embedding holds 0.001 at row 0, column 0, "
+                      "where its second moment holds 0: after 3 AdamW steps with betas 0.9 and "
+                      "0.999, |m| is at most 4.968 √v"));
+}
+
+TEST(Checkpoint, RefusesAWeightBeyondTheLargestItAllows) {
+  // A finite 1e300 once ended later, in a NaN that did not name the file; 10⁴ itself is read.
+  TempDir dir;
+  const std::string valid = saved_run(dir, 3);
+  EXPECT_TRUE(refused(
+      forged(valid, [](gpt::TrainingState& s) { s.weights.blocks[0].mlp.W1(2, 1) = 1e300; }),
+      "blocks.0.mlp.W1 holds 1e+300 at row 2, column 1 in the checkpoint, beyond the ±10000 a "
+      "checkpoint's weights may reach"));
+  const std::string edge = forged(valid, [](gpt::TrainingState& s) {
+    s.weights.embedding(0, 0) = -gpt::kLargestCheckpointWeight;
+  });
+  EXPECT_EQ(gpt::load_checkpoint(edge, run().fingerprint, run().model, run().settings)
+                .weights.embedding(0, 0),
+            -1e4);
 }
 
 TEST(RunFingerprint, NamesEverySettingOnItsOwnLine) {

@@ -190,7 +190,7 @@ TEST(ModernBlock, CheckpointsKeepEveryChoiceBitForBit) {
     const std::string fingerprint = "the run of " + choice.name + "\n";
     const gpt::TrainingState saved = gpt::start(choice.config, settings);
     gpt::save_checkpoint(path, fingerprint, saved);
-    gpt::TrainingState read = gpt::load_checkpoint(path, fingerprint, choice.config);
+    gpt::TrainingState read = gpt::load_checkpoint(path, fingerprint, choice.config, settings);
     gpt::TransformerWeights expected = saved.weights;
     const std::vector<gpt::Parameter> want = gpt::parameters(expected);
     const std::vector<gpt::Parameter> got = gpt::parameters(read.weights);

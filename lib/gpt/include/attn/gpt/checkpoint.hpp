@@ -67,16 +67,54 @@ void save_checkpoint(const std::string& path, const std::string& fingerprint,
 /// \param path the file. \throws InputError naming the file and what is wrong.
 void check_checkpoint_file(const std::string& path);
 
-/// \brief Reads a checkpoint written by save_checkpoint() for the run \p fingerprint names.
+/// \brief The largest magnitude a weight may have in a checkpoint: 10⁴. Trained weights are of
+///        order 1 (the largest in chapter 11's and chapter 12's 106 trained models is 2.2), and a
+///        forward pass multiplies weights four deep (the attention scores: the normalised input
+///        times \f$W_Q\f$ and \f$W_K\f$, with the norms' gains), so a forged 10³⁰⁰, finite
+///        itself, would overflow later in a computation that cannot name the file, where 10⁴
+///        keeps those products far inside float32's range (10³⁸), in which chapter 11 trains.
+inline constexpr double kLargestCheckpointWeight = 1e4;
+
+/// \brief Reads a checkpoint written by save_checkpoint() for the run \p fingerprint names,
+///        and checks it as a whole before returning any of it: every field against the others
+///        and against \p settings, so that what is returned is a state train() could have left
+///        (a file whose checksum was recomputed after damage, or made by hand, is refused).
+///
+/// Each field is read, then checked:
+/// - the file: readable, the magic, the version, whole, the checksum; the fingerprint equal to
+///   \p fingerprint; each count (curve points, step records) within the bytes left, before
+///   anything is allocated for it; the parameters' number, names and shapes those of \p model;
+///   no byte after the last field;
+/// - every number finite; each weight within ±kLargestCheckpointWeight; a curve point's flag 0
+///   or 1, and its training measurement +0 when the flag is 0 (as saved);
+/// - the step between 0 and `settings.steps`; the history one record a step; AdamW's step count
+///   equal to the step; no moments at step 0 and one pair per parameter after it;
+/// - each history record's loss and gradient norm at least 0;
+/// - the curve's points where the run measures (step 0 with `evaluate_at_start`, every
+///   `evaluate_every` steps, the last step), each with the schedule's learning rate for its
+///   last step (within \f$10^{-12}\f$, the cosine's last bit being the C library's) and, bit
+///   for bit, the training loss its history's losses give (the mean since the point before, as
+///   train() adds and divides them; at step 0, the first step's loss);
+/// - the batch losses' count equal to the steps since the curve's last point, and their sum
+///   equal to those steps' losses added in order;
+/// - the random stream's increment that of `default_rng(settings.seed)` (its state may be any);
+/// - each second moment at least 0, and each first moment within what AdamW's recurrence
+///   allows beside it: \f$m^2 \le \frac{(1-\beta_1)^2}{1-\beta_2}
+///   \sum_{k<t} (\beta_1^2/\beta_2)^k \, v\f$ after \f$t\f$ steps (Cauchy–Schwarz on the
+///   two running sums), which bounds every later update by the learning rate times a constant,
+///   however small \f$v\f$ is.
+///
+/// The measurements of the curve (held-out and training) are the run's Evaluation's, which the
+/// file cannot be checked against: they are only required to be finite. Nor can a weight be
+/// checked beyond its magnitude. A caller that needs more of them (chapter 11 needs every
+/// point's training measurement) checks that itself.
 /// \param path the file. \param fingerprint the run's. \param model the run's sizes.
+/// \param settings the run's training settings, those its fingerprint names.
 /// \return the state it holds.
-/// \throws InputError, naming the file and what is wrong, if it cannot be read, is not a
-///         checkpoint, is truncated, fails its checksum (corrupted), or was made for another
-///         run (the first field that differs is named, with both values); also if a count in
-///         it announces more items than its remaining bytes can hold (checked before anything
-///         is allocated for them), or a weight, a moment or a curve value is NaN or infinite,
-///         which a file whose checksum was recomputed after damage could hold.
+/// \throws InputError naming the file, the field and the values that disagree, for any of the
+///         above; also if `settings.evaluate_every` is below 1, or the schedule of \p settings
+///         is one train() refuses (math::learning_rate()).
 TrainingState load_checkpoint(const std::string& path, const std::string& fingerprint,
-                              const TransformerConfig& model);
+                              const TransformerConfig& model, const TrainingSettings& settings);
 
 }  // namespace attn::gpt
