@@ -94,21 +94,19 @@ if(IS_DIRECTORY "${book_plots_kept}")
 endif()
 snapshot(after "${SOURCE}/plots")
 snapshot(copy_after "${copy}")
-if(NOT copy_before STREQUAL copy_after)
-  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/copy-before.txt" "${copy_before}")
-  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/copy-after.txt" "${copy_after}")
-  execute_process(COMMAND diff -u copy-before.txt copy-after.txt OUTPUT_VARIABLE diff
-    WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
-  message(FATAL_ERROR
-    "a gnuplot failing half-way changed the figures it was drawing over (- before, + after):\n${diff}")
-endif()
-
-if(NOT before STREQUAL after)
-  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/before.txt" "${before}")
-  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/after.txt" "${after}")
-  execute_process(COMMAND diff -u before.txt after.txt OUTPUT_VARIABLE diff
-    WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
-  message(FATAL_ERROR "a chapter changed the repository (- before, + after):\n${diff}")
-endif()
+# unchanged(<name> <before> <after> <what changed>): fails, with the difference, when the two
+# snapshots differ.
+function(unchanged name before after what)
+  if(NOT "${before}" STREQUAL "${after}")
+    file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${name}-before.txt" "${before}")
+    file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/${name}-after.txt" "${after}")
+    execute_process(COMMAND diff -u ${name}-before.txt ${name}-after.txt OUTPUT_VARIABLE diff
+      WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
+    message(FATAL_ERROR "${what} (- before, + after):\n${diff}")
+  endif()
+endfunction()
+unchanged(copy "${copy_before}" "${copy_after}"
+  "a gnuplot failing half-way changed the figures it was drawing over")
+unchanged(repository "${before}" "${after}" "a chapter changed the repository")
 list(LENGTH chapters count)
 message(STATUS "${count} chapters, every option: the committed figures and the tree are unchanged")
