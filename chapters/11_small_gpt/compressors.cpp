@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
-#include <pthread.h>
+#include <poll.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,43 +105,6 @@ std::string tail_of(const fs::path& path) {
   return text;
 }
 
-// What feed() did: the error of a write that failed for a reason other than a reader gone (or 0),
-// and whether the reader went before every byte was in.
-struct Fed {
-  int error = 0;
-  bool reader_gone = false;
-};
-
-// Writes `bytes` to the pipe `fd` until all are written or the reader has gone (it exited or
-// closed its input: waitpid() tells which). SIGPIPE, which a write to a pipe without a reader
-// raises and which would end this process, is blocked in this thread meanwhile, and taken if it
-// was raised.
-Fed feed(int fd, std::string_view bytes) {
-  sigset_t pipe_signal;
-  sigemptyset(&pipe_signal);
-  sigaddset(&pipe_signal, SIGPIPE);
-  sigset_t before;
-  pthread_sigmask(SIG_BLOCK, &pipe_signal, &before);
-  std::size_t written = 0;
-  Fed fed;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      fed.reader_gone = errno == EPIPE;
-      fed.error = fed.reader_gone ? 0 : errno;
-      break;
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  const timespec now{};
-  while (sigtimedwait(&pipe_signal, nullptr, &now) == SIGPIPE) {
-  }
-  pthread_sigmask(SIG_SETMASK, &before, nullptr);
-  return fed;
-}
-
 // A pipe: what is written to `write_end` is read from `read_end`. Neither end leaks into a
 // program started meanwhile (O_CLOEXEC); the program this pipe feeds gets a copy of its read end
 // as its standard input.
@@ -148,17 +112,63 @@ struct Pipe {
   Descriptor read_end, write_end;
 };
 
-// How a program ended: its wait status, and whether it stopped reading its input before the end.
+// How a program ended: its wait status, and whether it left part of its input unread.
 struct Ended {
   int status = 0;
   bool stopped_reading = false;
 };
 
+// How long a full pipe is waited on before asking whether its reader has ended.
+constexpr int kPollMilliseconds = 50;
+
+// Writes `bytes` into `input` while the program `pid` runs, then waits for the program to end.
+// This process keeps the pipe's read end open, so a write never fails for want of a reader
+// (no SIGPIPE, no EPIPE): a full pipe is waited on instead, and the program's end checked
+// meanwhile. A program that ends with bytes not yet written, or written but still in the pipe,
+// stopped reading: that is known for certain, whatever the timing, however few the bytes.
+Ended feed_and_wait(pid_t pid, const std::string& program, Pipe& input, std::string_view bytes) {
+  const auto fail = [&](const char* what) {
+    throw CompressorError(fmt::format("cannot {} {}: {}", what, program, std::strerror(errno)));
+  };
+  const int fd = input.write_end.get();
+  if (::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK) != 0)
+    fail("make a non-blocking pipe to");
+  Ended ended;
+  bool exited = false;
+  std::size_t written = 0;
+  while (written < bytes.size() && !exited) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n > 0) {
+      written += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EINTR)
+      fail("write the text to");
+    const pid_t done = ::waitpid(pid, &ended.status, WNOHANG);
+    if (done < 0 && errno != EINTR)
+      fail("wait for");
+    exited = done == pid;
+    pollfd writable{.fd = fd, .events = POLLOUT, .revents = 0};
+    if (!exited)
+      ::poll(&writable, 1, kPollMilliseconds);
+  }
+  input.write_end.close();  // the program sees the end of its input
+  while (!exited) {
+    const pid_t done = ::waitpid(pid, &ended.status, 0);
+    if (done < 0 && errno != EINTR)
+      fail("wait for");
+    exited = done == pid;
+  }
+  int unread = 0;
+  if (::ioctl(input.read_end.get(), FIONREAD, &unread) != 0)
+    fail("count the bytes left unread by");
+  ended.stopped_reading = written < bytes.size() || unread > 0;
+  return ended;
+}
+
 // Runs `argv` (argv[0] the program's path) in `folder`, standard output and error into files
 // there, and returns how it ended. Its standard input is /dev/null, or with `input`, that
-// pipe, into which `bytes` go while it runs. The pipe's read end is closed here once the
-// program has its copy, so that a program that stops reading is seen (EPIPE) rather than
-// waited for; its write end once the bytes are in, so that the program sees their end.
+// pipe, into which `bytes` go while it runs.
 Ended run(const std::vector<std::string>& argv, const fs::path& folder, Pipe* input,
           std::string_view bytes) {
   SpawnSetup setup;
@@ -196,21 +206,14 @@ Ended run(const std::vector<std::string>& argv, const fs::path& folder, Pipe* in
                                 pointers.data(), environment);
   if (error != 0)
     throw CompressorError(fmt::format("cannot start {}: {}", argv.front(), std::strerror(error)));
-  Fed fed;
-  if (input != nullptr) {
-    input->read_end.close();
-    fed = feed(input->write_end.get(), bytes);
-    input->write_end.close();
-  }
-  Ended ended{.status = 0, .stopped_reading = fed.reader_gone};
+  if (input != nullptr)
+    return feed_and_wait(pid, argv.front(), *input, bytes);
+  Ended ended;
   while (::waitpid(pid, &ended.status, 0) < 0) {
     if (errno != EINTR)
       throw CompressorError(
           fmt::format("cannot wait for {}: {}", argv.front(), std::strerror(errno)));
   }
-  if (fed.error != 0)
-    throw CompressorError(
-        fmt::format("cannot write the text to {}: {}", argv.front(), std::strerror(fed.error)));
   return ended;
 }
 

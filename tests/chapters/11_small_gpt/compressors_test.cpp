@@ -63,7 +63,17 @@ TEST(CompressedSize, GivesAFileForInputAndMeasuresAFileForOutput) {
 TEST(CompressedSize, PassesArgumentsAsTheyAreWithoutAShell) {
   const std::string literal = "a; echo $(id) `id` > x | y && z * \"q\"";
   const ch11::Compressor printf_literal{.label = "printf", .arguments = {"%s", literal}};
-  EXPECT_EQ(ch11::compressed_size(printf_literal, program("printf"), "ignored"), literal.size());
+  EXPECT_EQ(ch11::compressed_size(printf_literal, program("printf"), ""), literal.size());
+}
+
+TEST(CompressedSize, ReportsAProgramThatReadsNoneOfAShortInput) {
+  // printf reads nothing, and its 3 bytes of input fit in the pipe: it is reported however fast
+  // it ends, before or after they are written.
+  const ch11::Compressor printf_ok{.label = "printf", .arguments = {"ok"}};
+  for (int attempt = 0; attempt < 20; ++attempt)
+    EXPECT_TRUE(ThrowsNaming<CompressorError>(
+        [&] { ch11::compressed_size(printf_ok, program("printf"), "abc"); },
+        "stopped reading its input before the end of the 3 bytes"));
 }
 
 TEST(CompressedSize, RunsWithAnEnvironmentOfPathAlone) {
@@ -77,7 +87,8 @@ TEST(CompressedSize, RunsWithAnEnvironmentOfPathAlone) {
 
 TEST(CompressedSize, ReportsAProgramThatStopsReadingAndSurvivesIt) {
   // head exits 0 after 10 bytes: its 10 bytes of output would be the size of part of the text.
-  // Writing the rest into the pipe raises SIGPIPE, which must not end this process.
+  // The rest, two megabytes, cannot go into the pipe: writing them must neither wait forever
+  // nor end this process.
   const ch11::Compressor head{.label = "head", .arguments = {"-c", "10"}};
   const std::string text = megabyte() + megabyte();
   EXPECT_TRUE(ThrowsNaming<CompressorError>(
@@ -98,7 +109,7 @@ TEST(CompressedSize, NamesAFailureItsStatusAndWhatItSaid) {
   const ch11::Compressor no_file{
       .label = "silent", .arguments = {"-c", "true", ch11::kOutputFile}, .output_name = "out"};
   EXPECT_TRUE(ThrowsNaming<CompressorError>(
-      [&] { ch11::compressed_size(no_file, program("sh"), "x"); }, "wrote no out"));
+      [&] { ch11::compressed_size(no_file, program("sh"), ""); }, "wrote no out"));
   EXPECT_TRUE(ThrowsNaming<CompressorError>(
       [&] { ch11::compressed_size(fails, "/attn/no/such/program", "x"); }, "cannot start"));
 }
