@@ -7,7 +7,7 @@
 // The model, its choices, its training, its checkpoints and its decoder are the GPT layer's
 // (attn::gpt); the Bible is chapter 11's. Its page: chapters/12_todays_attention/chapter.md.
 
-#include <11_small_gpt/kjv.hpp>
+#include <11_small_gpt/small_gpt.hpp>
 
 #include <attn/book/chapter.hpp>
 #include <attn/book/palette.hpp>
@@ -48,33 +48,29 @@ namespace gpt = attn::gpt;
 namespace ch11 = attn::ch11;
 
 //! [settings]
-const std::size_t kVocabulary = 1024;  // chapter 11's tokenizer: 256 bytes and 768 merges
-// GPT-2's block, the baseline every change is measured against: chapter 11's shape, smaller, so
-// that the book's build can train it and its eight variants from many seeds (the design, below).
-const gpt::TransformerConfig kGpt2Block{
-    .vocabulary = kVocabulary,
-    .d_model = 64,
-    .heads = 4,
-    .layers = 2,
-    .d_ff = 256,       // the MLP's hidden width, 4 d_model as in GPT-2
-    .max_length = 64,  // tokens of context
-    .positions = gpt::Positions::learned,
-    .tied_embeddings = true,
-};
-// Chapter 11's recipe, shorter.
-const gpt::TrainingSettings kTraining{
-    .steps = 800,
-    .batch = 8,  // windows of max_length + 1 tokens: 512 tokens a step
-    .peak_learning_rate = 3e-3,
-    .final_learning_rate = 3e-4,
-    .warmup_steps = 40,
-    .weight_decay = 0.1,
-    .beta1 = 0.9,
-    .beta2 = 0.999,
-    .clip_norm = 1.0,
-    .evaluate_every = 200,  // a point of the learning curves every 200 steps
-    .precision = gpt::Precision::float32,
-};
+// GPT-2's block, the baseline every change is measured against: chapter 11's model
+// (ch11::kModel: its vocabulary, heads, learned positions, tied embeddings), smaller, so that the
+// book's build can train it and its eight variants from many seeds (the design, below).
+const gpt::TransformerConfig kGpt2Block = [] {
+  gpt::TransformerConfig c = ch11::kModel;
+  c.d_model = 64;
+  c.layers = 2;
+  c.d_ff = 256;       // the MLP's hidden width, 4 d_model as in GPT-2
+  c.max_length = 64;  // tokens of context
+  return c;
+}();
+// Chapter 11's recipe (ch11::kTraining: AdamW's rates, decay and betas, clipping, float32 steps),
+// shorter.
+const gpt::TrainingSettings kTraining = [] {
+  gpt::TrainingSettings s = ch11::kTraining;
+  s.steps = 800;
+  s.batch = 8;  // windows of max_length + 1 tokens: 512 tokens a step
+  s.warmup_steps = 40;
+  s.evaluate_every = 200;       // a point of the learning curves every 200 steps...
+  s.evaluate_at_start = false;  // ...from step 200
+  s.seed = 0;                   // every run takes its own (the design, below)
+  return s;
+}();
 // A run's batches come from default_rng(seed + kBatchStream), a stream of their own, so every
 // change reads the same windows in the same order for a seed; the weights come from
 // default_rng(seed), as gpt::start() draws them.
@@ -289,27 +285,16 @@ gpt::TransformerConfig changed(const std::function<void(gpt::TransformerConfig&)
 }
 
 // What every run reads: chapter 11's corpus and tokenizer.
-struct Data {
-  std::string training_text;  // the training part's bytes, which a checkpoint's fingerprint names
-  attn::text::BpeTokenizer tokenizer;
-  gpt::TokenText training;
-  gpt::TokenText validation;
-};
+using Data = ch11::EncodedCorpus;
 
 Data the_corpus(attn::book::Chapter& ch) {
-  const auto verses = ch11::parse_verses(ch11::read_bible(ch11::kBiblePath));
-  ch11::Corpus parts = ch11::split_corpus(verses);
-  Data data;
-  data.tokenizer = attn::text::train_bpe(parts.training, kVocabulary);
-  data.training = gpt::encode(data.tokenizer, parts.training);
-  data.validation = gpt::encode(data.tokenizer, parts.validation);
+  Data data = ch11::encode_corpus(ch11::read_split_bible().corpus);
   fmt::print(ch.out, "Chapter 11's corpus and tokenizer: the King James Bible, {} training\n",
-             parts.training_lines);
+             data.corpus.training_lines);
   fmt::print(ch.out,
              "verses ({} tokens) and {} validation verses ({} tokens), a vocabulary of {}.\n",
-             data.training.tokens.n_elem, parts.validation_lines, data.validation.tokens.n_elem,
-             kVocabulary);
-  data.training_text = std::move(parts.training);
+             data.training.tokens.n_elem, data.corpus.validation_lines,
+             data.validation.tokens.n_elem, data.tokenizer.vocab_size());
   return data;
 }
 
@@ -397,11 +382,7 @@ void the_pieces(attn::book::Chapter& ch) {
     arma::uvec text(c.max_length);  // any tokens will do
     for (arma::uword t = 0; t < text.n_elem; ++t)
       text(t) = (7 * t + 3) % c.vocabulary;
-    const arma::mat whole = gpt::sentence_logits(w, text);
-    gpt::Decoder decoder(w);
-    double largest = 0.0;
-    for (arma::uword t = 0; t < text.n_elem; ++t)
-      largest = std::max(largest, arma::abs(decoder.append(text(t)) - whole.row(t)).max());
+    const double largest = gpt::largest_cache_difference(w, text);
     fmt::print(ch.out, "  {:<34} within {:g}\n", change.label, kCacheTolerance);
     fmt::print(ch.log, "{}: largest difference {:.3g}\n", change.label, largest);
     ch.checks.claim(fmt::format("{}: the cached decoder equals the forward pass within {:g}",
@@ -574,7 +555,7 @@ gpt::TrainingState trained(std::ostream& log, const Data& data, const Run& run, 
   const gpt::TrainingSettings& settings = run.settings;
   const gpt::TransformerConfig c = changed(change.apply);
   const std::string fingerprint = gpt::run_fingerprint(
-      c, settings, data.tokenizer, data.training_text,
+      c, settings, data.tokenizer, data.corpus.training,
       fmt::format("batches from default_rng(seed + {}); bits per byte on the validation part's "
                   "first {} tokens",
                   kBatchStream, scored));
@@ -584,20 +565,20 @@ gpt::TrainingState trained(std::ostream& log, const Data& data, const Run& run, 
                                   fmt::format("{}-rate{:g}-seed{}.checkpoint", change.name,
                                               settings.peak_learning_rate, settings.seed))
                                      .string();
-  std::error_code error;
-  if (!path.empty() && std::filesystem::exists(path, error)) {
-    try {
-      gpt::TrainingState state = gpt::load_checkpoint(path, fingerprint, c, settings);
-      if (state.step == settings.steps)
-        return state;
-      // This chapter saves a run only when it is whole; any other step is no run of its own.
-      fmt::print(log, "{}: the checkpoint stops at step {} of {}; training it again\n", path,
-                 state.step, settings.steps);
-    } catch (const attn::math::InputError& e) {
-      fmt::print(log, "{}; training it again\n", e.what());
-    }
+  gpt::TrainingState state;
+  try {
+    state = gpt::resume_or_start(path, fingerprint, c, settings);
+  } catch (const attn::math::InputError& e) {  // another run's checkpoint, or no whole one
+    fmt::print(log, "{}; training it again\n", e.what());
+    state = gpt::start(c, settings);
   }
-  gpt::TrainingState state = gpt::start(c, settings);
+  if (state.step == settings.steps)
+    return state;
+  if (state.step > 0) {  // this chapter saves a run only when it is whole: no run of its own
+    fmt::print(log, "{}: the checkpoint stops at step {} of {}; training it again\n", path,
+               state.step, settings.steps);
+    state = gpt::start(c, settings);
+  }
   const auto start = std::chrono::steady_clock::now();
   gpt::train(state, settings, same_windows(data.training.tokens, settings),
              gpt::held_out_bits(data.validation, scored, settings.precision), settings.steps);
@@ -833,8 +814,8 @@ attn::stats::AgainstBaseline the_verdicts(attn::book::Chapter& ch, const Data& d
     change_bits.push_back(bits.back());
   }
   print_runs(ch, all_rows, bits, seeds.baseline, seeds_of, true);
-  const double uniform = std::log2(static_cast<double>(kVocabulary)) /
-                         (static_cast<double>(data.training_text.size()) /
+  const double uniform = std::log2(static_cast<double>(data.tokenizer.vocab_size())) /
+                         (static_cast<double>(data.corpus.training.size()) /
                           static_cast<double>(data.training.tokens.n_elem));
   bool learned = true;  // every run of the comparison
   for (const arma::vec& b : bits)
