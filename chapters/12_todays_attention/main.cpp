@@ -117,11 +117,18 @@ void the_cache(attn::book::Chapter& ch) {
     gpt::TransformerConfig config;
     std::string colour;
   };
-  const std::vector<Choice> choices = {
-      {"multi-head, 4 key/value heads", ch12::kGpt2Block, colour::blue},
-      {"grouped-query, 2", ch12::changed(ch12::to_grouped), colour::orange},
-      {"multi-query, 1", ch12::changed(ch12::to_multi_query), colour::teal},
-      {"multi-head, window of 16", ch12::changed(ch12::to_window), colour::purple}};
+  const std::vector<Choice> choices = {{.label = "multi-head, 4 key/value heads",
+                                        .config = ch12::kGpt2Block,
+                                        .colour = colour::blue},
+                                       {.label = "grouped-query, 2",
+                                        .config = ch12::changed(ch12::to_grouped),
+                                        .colour = colour::orange},
+                                       {.label = "multi-query, 1",
+                                        .config = ch12::changed(ch12::to_multi_query),
+                                        .colour = colour::teal},
+                                       {.label = "multi-head, window of 16",
+                                        .config = ch12::changed(ch12::to_window),
+                                        .colour = colour::purple}};
   const arma::uword length = ch12::kGpt2Block.max_length;
   const arma::rowvec decoded = arma::regspace<arma::rowvec>(1, static_cast<double>(length));
   fmt::print(ch.out, "\nThe KV cache holds, per token, 2 (keys and values) x {} layers x g\n",
