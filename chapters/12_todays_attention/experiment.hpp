@@ -51,12 +51,12 @@ inline const gpt::TrainingSettings kTraining = [] {
 // A run's batches come from default_rng(seed + kBatchStream), a stream of their own, so every
 // change reads the same windows in the same order for a seed; the weights come from
 // default_rng(seed), as gpt::start() draws them.
-inline const std::uint64_t kBatchStream = 1000;
-inline const arma::uword kWindow = 16;  // the sliding window: a quarter of the context
-inline const arma::uword kGroupedKvHeads =
-    2;  // of 4 query heads: each pair shares a key/value head
+inline constexpr std::uint64_t kBatchStream = 1000;
+inline constexpr arma::uword kWindow = 16;  // the sliding window: a quarter of the context
+// Grouped-query attention's key/value heads, of 4 query heads: each pair shares one.
+inline constexpr arma::uword kGroupedKvHeads = 2;
 // Bits per byte are measured on the validation part's first tokens, the same for every run.
-inline const std::size_t kScoredTokens = 32768;
+inline constexpr std::size_t kScoredTokens = 32768;
 //! [settings]
 
 //! [design]
@@ -67,18 +67,18 @@ inline const std::size_t kScoredTokens = 32768;
 // all eight changes at once with kFamilyConfidence (Bonferroni's correction), from one run's spread
 // pooled over the nine rows; a verdict only where the interval leaves out 0.
 inline const std::vector<std::uint64_t> kSeeds = {11, 12, 13, 14, 15, 16, 17};
-inline const std::size_t kBaselineTimes = 3;
-inline const double kFamilyConfidence = 0.95;
-inline const double kPower = 0.8;  // of finding the design's smallest detectable difference
+inline constexpr std::size_t kBaselineTimes = 3;
+inline constexpr double kFamilyConfidence = 0.95;
+inline constexpr double kPower = 0.8;  // of finding the design's smallest detectable difference
 // One run's spread the design was planned for: what a first look at the runs measured, with six
 // seeds a change and twelve for the baseline (the first six and twelve of these), pooled over the
 // nine rows. This chapter's first edition, two seeds a row, had suggested 0.014.
-inline const double kPlannedSpread = 0.0168;
+inline constexpr double kPlannedSpread = 0.0168;
 // The learning-rate check: GPT-2's block and four changes chosen before the runs, the ones most
 // often credited with better models, trained again at twice the peak (and final) rate from the
 // first kRateSeeds seeds.
-inline const double kRateFactor = 2.0;
-inline const std::size_t kRateSeeds = 3;
+inline constexpr double kRateFactor = 2.0;
+inline constexpr std::size_t kRateSeeds = 3;
 //! [design]
 
 /// \brief --quick's settings (the tests and CI): the same changes, a few steps, to check every
