@@ -25,9 +25,9 @@
 namespace attn::ch12 {
 
 //! [settings]
-// GPT-2's block, the baseline every change is measured against: chapter 11's model
-// (ch11::kModel: its vocabulary, heads, learned positions, tied embeddings), smaller, so that the
-// book's build can train it and its eight variants from many seeds (the design, below).
+/// GPT-2's block, the baseline every change is measured against: chapter 11's model
+/// (ch11::kModel: its vocabulary, heads, learned positions, tied embeddings), smaller, so that the
+/// book's build can train it and its eight variants from many seeds (the design, below).
 inline const gpt::TransformerConfig kGpt2Block = [] {
   gpt::TransformerConfig c = ch11::kModel;
   c.d_model = 64;
@@ -36,8 +36,8 @@ inline const gpt::TransformerConfig kGpt2Block = [] {
   c.max_length = 64;  // tokens of context
   return c;
 }();
-// Chapter 11's recipe (ch11::kTraining: AdamW's rates, decay and betas, clipping, float32 steps),
-// shorter.
+/// Chapter 11's recipe (ch11::kTraining: AdamW's rates, decay and betas, clipping, float32 steps),
+/// shorter.
 inline const gpt::TrainingSettings kTraining = [] {
   gpt::TrainingSettings s = ch11::kTraining;
   s.steps = 800;
@@ -48,37 +48,37 @@ inline const gpt::TrainingSettings kTraining = [] {
   s.seed = 0;                   // every run takes its own (the design, below)
   return s;
 }();
-// A run's batches come from default_rng(seed + kBatchStream), a stream of their own, so every
-// change reads the same windows in the same order for a seed; the weights come from
-// default_rng(seed), as gpt::start() draws them.
+/// A run's batches come from default_rng(seed + kBatchStream), a stream of their own, so every
+/// change reads the same windows in the same order for a seed; the weights come from
+/// default_rng(seed), as gpt::start() draws them.
 inline constexpr std::uint64_t kBatchStream = 1000;
-inline constexpr arma::uword kWindow = 16;  // the sliding window: a quarter of the context
-// Grouped-query attention's key/value heads, of 4 query heads: each pair shares one.
+inline constexpr arma::uword kWindow = 16;  ///< the sliding window: a quarter of the context
+/// Grouped-query attention's key/value heads, of 4 query heads: each pair shares one.
 inline constexpr arma::uword kGroupedKvHeads = 2;
-// Bits per byte are measured on the validation part's first tokens, the same for every run.
+/// Bits per byte are measured on the validation part's first tokens, the same for every run.
 inline constexpr std::size_t kScoredTokens = 32768;
 //! [settings]
 
 //! [design]
-// The experiment. Its changes, rates and analysis were fixed before any run; its seeds were
-// extended once, after a first look (the page tells how). Every change is trained from kSeeds;
-// GPT-2's block, whose noise enters every comparison, from kBaselineTimes as many: kSeeds, then the
-// seeds after the last. Each change's difference from the baseline gets an interval that holds for
-// all eight changes at once with kFamilyConfidence (Bonferroni's correction), from one run's spread
-// pooled over the nine rows; a verdict only where the interval leaves out 0.
+/// The experiment. Its changes, rates and analysis were fixed before any run; its seeds were
+/// extended once, after a first look (the page tells how). Every change is trained from kSeeds;
+/// GPT-2's block, whose noise enters every comparison, from kBaselineTimes as many: kSeeds, then
+/// the seeds after the last. Each change's difference from the baseline gets an interval that holds
+/// for all eight changes at once with kFamilyConfidence (Bonferroni's correction), from one run's
+/// spread pooled over the nine rows; a verdict only where the interval leaves out 0.
 inline const std::vector<std::uint64_t> kSeeds = {11, 12, 13, 14, 15, 16, 17};
-inline constexpr std::size_t kBaselineTimes = 3;
-inline constexpr double kFamilyConfidence = 0.95;
-inline constexpr double kPower = 0.8;  // of finding the design's smallest detectable difference
-// One run's spread the design was planned for: what a first look at the runs measured, with six
-// seeds a change and twelve for the baseline (the first six and twelve of these), pooled over the
-// nine rows. This chapter's first edition, two seeds a row, had suggested 0.014.
+inline constexpr std::size_t kBaselineTimes = 3;   ///< the baseline's runs, per change's
+inline constexpr double kFamilyConfidence = 0.95;  ///< that every interval holds at once
+inline constexpr double kPower = 0.8;  ///< of finding the design's smallest detectable difference
+/// One run's spread the design was planned for: what a first look at the runs measured, with six
+/// seeds a change and twelve for the baseline (the first six and twelve of these), pooled over the
+/// nine rows. This chapter's first edition, two seeds a row, had suggested 0.014.
 inline constexpr double kPlannedSpread = 0.0168;
-// The learning-rate check: GPT-2's block and four changes chosen before the runs, the ones most
-// often credited with better models, trained again at twice the peak (and final) rate from the
-// first kRateSeeds seeds.
+/// The learning-rate check: GPT-2's block and four changes chosen before the runs, the ones most
+/// often credited with better models, trained again at twice the peak (and final) rate from the
+/// first kRateSeeds seeds.
 inline constexpr double kRateFactor = 2.0;
-inline constexpr std::size_t kRateSeeds = 3;
+inline constexpr std::size_t kRateSeeds = 3;  ///< the first seeds the check trains from
 //! [design]
 
 /// \brief --quick's settings (the tests and CI): the same changes, a few steps, to check every
