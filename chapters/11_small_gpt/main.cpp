@@ -8,6 +8,7 @@
 #include "compressors.hpp"
 #include "kjv.hpp"
 #include "resume.hpp"
+#include "small_gpt.hpp"
 #include "text_file.hpp"
 
 #include <attn/book/chapter.hpp>
@@ -35,6 +36,7 @@
 #include <filesystem>
 #include <numbers>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -43,42 +45,8 @@ namespace gpt = attn::gpt;
 namespace ch11 = attn::ch11;
 using attn::text::BpeTokenizer;
 
-//! [settings]
-// The tokenizer: 256 bytes and 768 merges.
-const std::size_t kVocabulary = 1024;
-// The model: GPT-2's shape at a size this machine trains in minutes. Its initial weights are
-// attn::gpt::init_transformer()'s.
-const gpt::TransformerConfig kModel{
-    .vocabulary = kVocabulary,
-    .d_model = 96,
-    .heads = 4,
-    .layers = 4,
-    .d_ff = 384,        // the MLP's hidden width, 4 d_model as in GPT-2
-    .max_length = 128,  // tokens of context
-    .positions = attn::gpt::Positions::learned,
-    .tied_embeddings = true,
-    .dropout = 0.0,
-};
-const gpt::TrainingSettings kTraining{
-    .steps = 3900,
-    .batch = 16,  // windows of max_length + 1 tokens
-    .peak_learning_rate = 3e-3,
-    .final_learning_rate = 3e-4,
-    .warmup_steps = 195,
-    .weight_decay = 0.1,
-    .beta1 = 0.9,    // PyTorch's default, and nanoGPT's
-    .beta2 = 0.999,  // PyTorch's default; nanoGPT takes kGpt2Beta2 (below; the page says why not)
-    .clip_norm = 1.0,
-    .evaluate_every = 300,
-    .evaluate_at_start = true,  // a point before any update: the loss of a model that knows nothing
-    .seed = 11,
-    .precision = gpt::Precision::float32,  // the step of attn/gpt/float32_step.hpp
-};
-// At each measurement: the first tokens of the validation text and of the training text,
-// read the same way.
-const std::size_t kEvaluationTokens = 8192;
-const int kLongestNgram = 5;  // byte n-grams of order 1 to 5
-//! [settings]
+// The byte n-gram models the transformer is compared with: of order 1 to kLongestNgram.
+const int kLongestNgram = 5;
 
 //! [compressors]
 // General-purpose compressors, each at its strongest setting and on one thread, as Debian installs
@@ -128,14 +96,14 @@ const std::vector<Rival> kCompressors = {
 
 // --quick (the tests and CI): the same model and recipe, a few steps, to check every piece but
 // the model's quality.
-gpt::TrainingSettings quick(gpt::TrainingSettings settings) {
-  settings.steps = 8;
-  settings.batch = 4;
-  settings.warmup_steps = 2;
-  settings.evaluate_every = 4;
-  return settings;
+ch11::Recipe quick(ch11::Recipe recipe) {
+  recipe.training.steps = 8;
+  recipe.training.batch = 4;
+  recipe.training.warmup_steps = 2;
+  recipe.training.evaluate_every = 4;
+  recipe.evaluation_tokens = 512;
+  return recipe;
 }
-const std::size_t kQuickEvaluationTokens = 512;
 
 // Where GPT-2's recipe differs from this chapter's, printed beside it. GPT-2's paper gives no
 // betas; nanoGPT, which reproduces GPT-2, and GPT-3's paper take β2 = 0.95. The initialisation
@@ -190,20 +158,15 @@ struct Choices {
 
 // Everything the story builds once and every later step reads.
 struct Run {
-  gpt::TrainingSettings settings;
-  std::size_t evaluation_tokens = 0;
-  std::string text_file;  // --text's file; empty for the King James Bible
-  ch11::Corpus corpus;
+  ch11::Recipe recipe;          // the model, its training and its measurements
+  std::string text_file;        // --text's file; empty for the King James Bible
   std::size_t bible_bytes = 0;  // or the reader's text's
   std::size_t verses = 0;       // or its lines
   std::string example;          // what the_tokenizer() encodes
   std::string sample_prompt;    // what the_samples() continues
   std::string text_named;       // --text: the fingerprint's line naming the whole text
-  BpeTokenizer tokenizer;
+  ch11::EncodedCorpus text;     // the three parts, the tokenizer, the parts encoded
   double tokenizer_seconds = 0.0;
-  gpt::TokenText training;    // the training part, encoded
-  gpt::TokenText validation;  // the validation part
-  gpt::TokenText test;        // the test part
   double training_bytes_per_token = 0.0;
   std::string fingerprint;  // what a checkpoint of this run must carry
 };
@@ -221,32 +184,32 @@ std::vector<attn::text::TokenId> token_ids(const arma::uvec& tokens) {
 }
 
 // The King James Bible, split by chapter: the corpus of the story.
-void read_the_bible(Run& run) {
-  const std::string bible = ch11::read_bible(ch11::kBiblePath);
-  const std::vector<ch11::Verse> verses = ch11::parse_verses(bible);
-  run.bible_bytes = bible.size();
-  run.verses = verses.size();
-  run.corpus = ch11::split_corpus(verses);
+ch11::Corpus read_the_bible(Run& run) {
+  ch11::Bible bible = ch11::read_split_bible();
+  run.bible_bytes = bible.bytes;
+  run.verses = bible.verses;
   run.example = kExampleVerse;
   run.sample_prompt = kSamplePrompt;
+  return std::move(bible.corpus);
 }
 
 // A reader's text (--text), split by position.
-void read_the_text(Run& run, const std::string& path) {
+ch11::Corpus read_the_text(Run& run, const std::string& path) {
   const std::string text = ch11::read_text_file(path);
   run.text_file = path;
   run.bible_bytes = text.size();
   run.verses = ch11::count_lines(text);
-  run.corpus = ch11::split_by_position(text);
+  ch11::Corpus corpus = ch11::split_by_position(text);
   run.text_named = fmt::format("text {} bytes, FNV-1a {:016x}, split by position\n", text.size(),
                                gpt::fnv1a(text));
   // The test part's first line that is not empty, at most kExampleBytes of it.
-  const std::string& test = run.corpus.test;
+  const std::string& test = corpus.test;
   const std::size_t start = std::min(test.find_first_not_of('\n'), test.size());
   const std::size_t end = std::min(test.find('\n', start), test.size());
   run.example = test.substr(start, std::min(end - start, kExampleBytes));
   if (run.example.empty())  // a test part of line ends only
     run.example = test.substr(0, kExampleBytes);
+  return corpus;
 }
 
 // Refuses (exit 2) a reader's text with a part too short for one window: the trainer draws
@@ -254,7 +217,7 @@ void read_the_text(Run& run, const std::string& path) {
 // at least one such window to be scored from a whole context.
 void check_part(const Run& run, const char* part, std::size_t tenths, const std::string& bytes,
                 const gpt::TokenText& text) {
-  const arma::uword needed = kModel.max_length + 1;
+  const arma::uword needed = ch11::kModel.max_length + 1;
   if (text.tokens.n_elem >= needed)
     return;
   const double bytes_per_token =
@@ -268,38 +231,30 @@ void check_part(const Run& run, const char* part, std::size_t tenths, const std:
                   "one after it (at this part's {:.1f} bytes per token, a text of some {:.0f} "
                   "bytes or more); nothing was trained or written",
                   run.text_file, part, bytes.size(), run.bible_bytes, text.tokens.n_elem, needed,
-                  kModel.max_length, bytes_per_token, std::ceil(text_needed)));
+                  ch11::kModel.max_length, bytes_per_token, std::ceil(text_needed)));
 }
 
 // The corpus, the tokenizer learned from it, the parts encoded: the run, built once.
 Run prepare(const Choices& choices) {
   Run run;
-  run.settings = choices.quick ? quick(kTraining) : kTraining;
-  run.evaluation_tokens = choices.quick ? kQuickEvaluationTokens : kEvaluationTokens;
-  if (choices.text.empty())
-    read_the_bible(run);
-  else
-    read_the_text(run, choices.text);
+  run.recipe = choices.quick ? quick(ch11::kRecipe) : ch11::kRecipe;
+  ch11::Corpus corpus =
+      choices.text.empty() ? read_the_bible(run) : read_the_text(run, choices.text);
   const auto start = std::chrono::steady_clock::now();
-  run.tokenizer = attn::text::train_bpe(run.corpus.training, kVocabulary);
+  run.text = ch11::encode_corpus(std::move(corpus));
   run.tokenizer_seconds = seconds_since(start);
-  run.training = gpt::encode(run.tokenizer, run.corpus.training);
-  run.validation = gpt::encode(run.tokenizer, run.corpus.validation);
-  run.test = gpt::encode(run.tokenizer, run.corpus.test);
   if (!choices.text.empty()) {
-    check_part(run, "training", ch11::kTrainingTenths, run.corpus.training, run.training);
-    check_part(run, "validation", ch11::kValidationTenths, run.corpus.validation, run.validation);
-    check_part(run, "test", ch11::kTestTenths, run.corpus.test, run.test);
-    const arma::uvec example = token_vector(run.tokenizer.encode(run.example));
+    check_part(run, "training", ch11::kTrainingTenths, run.text.corpus.training, run.text.training);
+    check_part(run, "validation", ch11::kValidationTenths, run.text.corpus.validation,
+               run.text.validation);
+    check_part(run, "test", ch11::kTestTenths, run.text.corpus.test, run.text.test);
+    const arma::uvec example = token_vector(run.text.tokenizer.encode(run.example));
     const arma::uword prompt_tokens = std::min<arma::uword>(kPromptTokens, example.n_elem);
-    run.sample_prompt = run.tokenizer.decode(token_ids(example.head(prompt_tokens)));
+    run.sample_prompt = run.text.tokenizer.decode(token_ids(example.head(prompt_tokens)));
   }
-  run.training_bytes_per_token = static_cast<double>(run.corpus.training.size()) /
-                                 static_cast<double>(run.training.tokens.n_elem);
-  run.fingerprint = gpt::run_fingerprint(
-      kModel, run.settings, run.tokenizer, run.corpus.training,
-      fmt::format("bits per byte of the first {} validation and training tokens",
-                  run.evaluation_tokens));
+  run.training_bytes_per_token = static_cast<double>(run.text.corpus.training.size()) /
+                                 static_cast<double>(run.text.training.tokens.n_elem);
+  run.fingerprint = ch11::fingerprint(run.recipe, run.text);
   run.fingerprint += run.text_named;  // a checkpoint of another text is another run's
   return run;
 }
@@ -311,9 +266,11 @@ void the_text(attn::book::Chapter& ch, const Run& run) {
   const auto part = [&](const char* name, std::size_t lines, std::size_t bytes, const char* where) {
     fmt::print(ch.out, "  {:<10} {:>8} lines, {:>9} bytes ({})\n", name, lines, bytes, where);
   };
-  part("training", run.corpus.training_lines, run.corpus.training.size(), "the first 80%");
-  part("validation", run.corpus.validation_lines, run.corpus.validation.size(), "the next 10%");
-  part("test", run.corpus.test_lines, run.corpus.test.size(), "the last 10%");
+  part("training", run.text.corpus.training_lines, run.text.corpus.training.size(),
+       "the first 80%");
+  part("validation", run.text.corpus.validation_lines, run.text.corpus.validation.size(),
+       "the next 10%");
+  part("test", run.text.corpus.test_lines, run.text.corpus.test.size(), "the last 10%");
 }
 
 void the_corpus(attn::book::Chapter& ch, const Run& run) {
@@ -326,18 +283,19 @@ void the_corpus(attn::book::Chapter& ch, const Run& run) {
   fmt::print(ch.out, "bible-kjv-text: {} bytes decoded, {} verses, in three parts by chapter:\n",
              run.bible_bytes, run.verses);
   fmt::print(ch.out, "  training     {:>6} verses, {:>9} bytes (the other chapters)\n",
-             run.corpus.training_lines, run.corpus.training.size());
+             run.text.corpus.training_lines, run.text.corpus.training.size());
   fmt::print(ch.out, "  validation   {:>6} verses, {:>9} bytes (chapters 5, 15, 25, ...)\n",
-             run.corpus.validation_lines, run.corpus.validation.size());
+             run.text.corpus.validation_lines, run.text.corpus.validation.size());
   fmt::print(ch.out, "  test         {:>6} verses, {:>9} bytes (chapters 10, 20, 30, ...)\n",
-             run.corpus.test_lines, run.corpus.test.size());
+             run.text.corpus.test_lines, run.text.corpus.test.size());
 }
 
 void the_tokenizer(attn::book::Chapter& ch, const Run& run) {
-  const BpeTokenizer& tokenizer = run.tokenizer;
+  const BpeTokenizer& tokenizer = run.text.tokenizer;
   const std::vector<attn::text::TokenId> verse = tokenizer.encode(run.example);
-  const bool round_trip = tokenizer.decode(token_ids(run.test.tokens)) == run.corpus.test;
-  fmt::print(ch.log, "the tokenizer trained in {:.2f} s (measured)\n", run.tokenizer_seconds);
+  const bool round_trip = tokenizer.decode(token_ids(run.text.test.tokens)) == run.text.corpus.test;
+  fmt::print(ch.log, "the tokenizer trained and the parts encoded in {:.2f} s (measured)\n",
+             run.tokenizer_seconds);
   fmt::print(ch.out, "\nA byte-level BPE tokenizer learned from the training part: 256 bytes,\n");
   fmt::print(ch.out, "{} merges. The first {}:\n ", tokenizer.merges().size(), kMergesShown);
   for (std::size_t k = 0; k < kMergesShown; ++k) {
@@ -357,11 +315,11 @@ void the_tokenizer(attn::book::Chapter& ch, const Run& run) {
 // What the tokenizer buys: bytes per token, on the text it learned from and on text it has
 // not seen.
 void compression(attn::book::Chapter& ch, const Run& run) {
-  const double test_bytes_per_token =
-      static_cast<double>(run.corpus.test.size()) / static_cast<double>(run.test.tokens.n_elem);
+  const double test_bytes_per_token = static_cast<double>(run.text.corpus.test.size()) /
+                                      static_cast<double>(run.text.test.tokens.n_elem);
   fmt::print(ch.out, "The training part is {} tokens, {:.3f} bytes per token; the test part\n",
-             run.training.tokens.n_elem, run.training_bytes_per_token);
-  fmt::print(ch.out, "{} tokens, {:.3f} bytes per token.\n", run.test.tokens.n_elem,
+             run.text.training.tokens.n_elem, run.training_bytes_per_token);
+  fmt::print(ch.out, "{} tokens, {:.3f} bytes per token.\n", run.text.test.tokens.n_elem,
              test_bytes_per_token);
 }
 
@@ -384,10 +342,10 @@ double ngram_bits_on_scored_bytes(const attn::text::NgramModel& model,
 NgramBits the_baselines(attn::book::Chapter& ch, const Run& run) {
   NgramBits bits;
   for (int n = 1; n <= kLongestNgram; ++n) {
-    const attn::text::NgramModel model(n, run.corpus.training);
-    bits.test.push_back(model.bits_per_byte(run.corpus.test));
-    bits.validation.push_back(
-        ngram_bits_on_scored_bytes(model, run.tokenizer, run.validation, run.evaluation_tokens));
+    const attn::text::NgramModel model(n, run.text.corpus.training);
+    bits.test.push_back(model.bits_per_byte(run.text.corpus.test));
+    bits.validation.push_back(ngram_bits_on_scored_bytes(
+        model, run.text.tokenizer, run.text.validation, run.recipe.evaluation_tokens));
   }
   fmt::print(ch.out, "\nByte n-gram models counted from the training part (interpolated\n");
   fmt::print(ch.out, "Kneser-Ney), scored on the test part:\n");
@@ -398,9 +356,9 @@ NgramBits the_baselines(attn::book::Chapter& ch, const Run& run) {
 
 // AdamW's betas and the initial weights' scales, beside GPT-2's.
 void against_gpt2(attn::book::Chapter& ch, const gpt::TrainingSettings& settings) {
-  const double d = static_cast<double>(kModel.d_model);
-  const double d_ff = static_cast<double>(kModel.d_ff);
-  const double layers = static_cast<double>(kModel.layers);
+  const double d = static_cast<double>(ch11::kModel.d_model);
+  const double d_ff = static_cast<double>(ch11::kModel.d_ff);
+  const double layers = static_cast<double>(ch11::kModel.layers);
   fmt::print(ch.out, "AdamW's β1 {} and β2 {} are PyTorch's defaults (nanoGPT and GPT-3: β2 {}).\n",
              settings.beta1, settings.beta2, kGpt2Beta2);
   fmt::print(ch.out, "Initial weights, standard deviations: W_Q, W_K, W_V, W_O and W1 {:.3f}, W2\n",
@@ -410,41 +368,48 @@ void against_gpt2(attn::book::Chapter& ch, const gpt::TrainingSettings& settings
   fmt::print(ch.out, "nanoGPT implements it: {} for every matrix, and {:.4f} for W_O and W2\n",
              kGpt2InitStd, kGpt2InitStd / std::sqrt(kGpt2ResidualBranches * layers));
   fmt::print(ch.out, "({}/√({} · {} layers)).\n", kGpt2InitStd, kGpt2ResidualBranches,
-             kModel.layers);
+             ch11::kModel.layers);
 }
 
 // Trains, or resumes from the checkpoint, or reads a finished run from it; saves as it goes.
 gpt::TrainingState the_training(attn::book::Chapter& ch, const Run& run,
                                 const std::string& checkpoint) {
-  gpt::TrainingState state = ch11::opening_state(checkpoint, run.fingerprint, kModel, run.settings);
+  gpt::TrainingState state =
+      ch11::opening_state(checkpoint, run.fingerprint, ch11::kModel, run.recipe.training);
   fmt::print(ch.out, "\nThe model: {} blocks, d_model {}, {} heads, MLP width {}, {} tokens of\n",
-             kModel.layers, kModel.d_model, kModel.heads, kModel.d_ff, kModel.max_length);
+             ch11::kModel.layers, ch11::kModel.d_model, ch11::kModel.heads, ch11::kModel.d_ff,
+             ch11::kModel.max_length);
   fmt::print(ch.out, "context, tied embeddings, learned positions: {} parameters.\n",
-             gpt::parameter_count(kModel));
+             gpt::parameter_count(ch11::kModel));
   fmt::print(ch.out, "Training: {} AdamW steps of {} windows of {} tokens; the learning rate\n",
-             run.settings.steps, run.settings.batch, kModel.max_length);
+             run.recipe.training.steps, run.recipe.training.batch, ch11::kModel.max_length);
   fmt::print(ch.out, "warms up over {} steps to {} and decays to {} along a cosine; weight\n",
-             run.settings.warmup_steps, run.settings.peak_learning_rate,
-             run.settings.final_learning_rate);
+             run.recipe.training.warmup_steps, run.recipe.training.peak_learning_rate,
+             run.recipe.training.final_learning_rate);
   fmt::print(ch.out, "decay {}; gradients clipped to norm {}; seed {}; each step in float32.\n",
-             run.settings.weight_decay, run.settings.clip_norm, run.settings.seed);
+             run.recipe.training.weight_decay, run.recipe.training.clip_norm,
+             run.recipe.training.seed);
   const std::int64_t tokens_seen =
-      run.settings.steps * static_cast<std::int64_t>(run.settings.batch * kModel.max_length);
-  fmt::print(ch.out, "It reads {} tokens, {:.3g} per parameter.\n", tokens_seen,
-             static_cast<double>(tokens_seen) / static_cast<double>(gpt::parameter_count(kModel)));
-  against_gpt2(ch, run.settings);
+      run.recipe.training.steps *
+      static_cast<std::int64_t>(run.recipe.training.batch * ch11::kModel.max_length);
+  fmt::print(
+      ch.out, "It reads {} tokens, {:.3g} per parameter.\n", tokens_seen,
+      static_cast<double>(tokens_seen) / static_cast<double>(gpt::parameter_count(ch11::kModel)));
+  against_gpt2(ch, run.recipe.training);
   if (state.step > 0)
-    fmt::print(ch.log, "read {} at step {} of {}\n", checkpoint, state.step, run.settings.steps);
-  const gpt::NextBatch windows =
-      gpt::window_batches(run.training.tokens, kModel.max_length, run.settings.batch);
-  const gpt::Evaluation measure = gpt::bits_on_both(run.validation, run.training,
-                                                    run.evaluation_tokens, run.settings.precision);
+    fmt::print(ch.log, "read {} at step {} of {}\n", checkpoint, state.step,
+               run.recipe.training.steps);
+  const gpt::NextBatch windows = gpt::window_batches(
+      run.text.training.tokens, ch11::kModel.max_length, run.recipe.training.batch);
+  const gpt::Evaluation measure =
+      gpt::bits_on_both(run.text.validation, run.text.training, run.recipe.evaluation_tokens,
+                        run.recipe.training.precision);
   const gpt::Progress progress = gpt::progress_line(ch.log);
   const std::int64_t first_step = state.step;
   const auto start = std::chrono::steady_clock::now();
-  while (state.step < run.settings.steps) {  // a checkpoint at every measurement
-    const std::int64_t until = state.step + run.settings.evaluate_every;
-    gpt::train(state, run.settings, windows, measure, until, progress);
+  while (state.step < run.recipe.training.steps) {  // a checkpoint at every measurement
+    const std::int64_t until = state.step + run.recipe.training.evaluate_every;
+    gpt::train(state, run.recipe.training, windows, measure, until, progress);
     if (!checkpoint.empty())
       gpt::save_checkpoint(checkpoint, run.fingerprint, state);
   }
@@ -456,12 +421,12 @@ gpt::TrainingState the_training(attn::book::Chapter& ch, const Run& run,
 
 // The first batch's loss, before any update, against the uniform guess's ln V.
 void the_start(attn::book::Chapter& ch, const gpt::TrainingState& state) {
-  const double uniform = std::log(static_cast<double>(kModel.vocabulary));
+  const double uniform = std::log(static_cast<double>(ch11::kModel.vocabulary));
   const double first = state.history.front().loss;
   fmt::print(ch.out, "\nBefore any update the first batch costs {:.3f} nats per token; guessing\n",
              first);
-  fmt::print(ch.out, "uniformly among the {} tokens costs ln {} = {:.3f}.\n", kModel.vocabulary,
-             kModel.vocabulary, uniform);
+  fmt::print(ch.out, "uniformly among the {} tokens costs ln {} = {:.3f}.\n",
+             ch11::kModel.vocabulary, ch11::kModel.vocabulary, uniform);
   ch.checks.claim(fmt::format("the first batch's loss is within {} nats of ln V", kStartTolerance),
                   std::abs(first - uniform) <= kStartTolerance);
 }
@@ -479,7 +444,7 @@ void the_curves(attn::book::Chapter& ch, const Run& run, const gpt::TrainingStat
     validation(k) = point.measured.held_out;
   }
   fmt::print(ch.out, "\nBits per byte while training (the first {} tokens of each text):\n",
-             run.evaluation_tokens);
+             run.recipe.evaluation_tokens);
   fmt::print(ch.out, "  step   learning rate   training batches   training text   validation\n");
   for (arma::uword k = 0; k < points; ++k)
     fmt::print(ch.out, "  {:>4}   {:>13.6f}   {:>16.3f}   {:>13.3f}   {:>10.3f}\n",
@@ -507,7 +472,7 @@ void the_curves(attn::book::Chapter& ch, const Run& run, const gpt::TrainingStat
                   level(kLongestNgram, colour::dark_grey)},
        .key_at = "top right"});
   // The schedule and the gradient norm are known at every step: drawn at every step.
-  const attn::math::WarmupCosine schedule = gpt::schedule_of(run.settings);
+  const attn::math::WarmupCosine schedule = gpt::schedule_of(run.recipe.training);
   const auto taken = static_cast<arma::uword>(state.history.size());
   arma::rowvec every_step(taken), rate_at(taken), norm_at(taken);
   for (arma::uword t = 0; t < taken; ++t) {
@@ -522,9 +487,9 @@ void the_curves(attn::book::Chapter& ch, const Run& run, const gpt::TrainingStat
                   .x = every_step,
                   .series = {{.label = "AdamW's rate", .y = rate_at, .colour = colour::violet}},
                   .key_at = "top right"});
-  const arma::uvec clipped = arma::find(norm_at > run.settings.clip_norm);
+  const arma::uvec clipped = arma::find(norm_at > run.recipe.training.clip_norm);
   fmt::print(ch.out, "The gradient's norm was above {} (and clipped) in {} of {} steps",
-             run.settings.clip_norm, clipped.n_elem, taken);
+             run.recipe.training.clip_norm, clipped.n_elem, taken);
   if (!clipped.is_empty()) {
     fmt::print(ch.out, ", the last\nat step {}", every_step(clipped.back()));
   }
@@ -538,7 +503,7 @@ void the_curves(attn::book::Chapter& ch, const Run& run, const gpt::TrainingStat
                   .x = every_step,
                   .series = {{.label = "global norm", .y = norm_at, .colour = colour::mid_blue},
                              {.label = "clipped above",
-                              .y = arma::rowvec(taken).fill(run.settings.clip_norm),
+                              .y = arma::rowvec(taken).fill(run.recipe.training.clip_norm),
                               .colour = colour::dark_grey,
                               .dashed = true}},
                   .log_y = true,
@@ -555,7 +520,8 @@ void the_compressors(attn::book::Chapter& ch, const Run& run, double model_bits,
   }
   for (const Rival& rival : kCompressors) {
     const ch11::Compressor& c = rival.compressor;
-    const ch11::CompressorRun r = ch11::bits_per_byte(c, run.corpus.training, run.corpus.test);
+    const ch11::CompressorRun r =
+        ch11::bits_per_byte(c, run.text.corpus.training, run.text.corpus.test);
     if (!r.ran()) {
       fmt::print(ch.out, "  {:<18} {}\n", c.label, r.problem);
       fmt::print(ch.log, "{}: {}\n", c.label, r.problem);
@@ -581,9 +547,9 @@ void the_compressors(attn::book::Chapter& ch, const Run& run, double model_bits,
 
 void the_comparison(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state,
                     const NgramBits& ngram_bits, bool quick) {
-  const std::size_t scored = quick ? run.evaluation_tokens : 0;  // 0: all of it
+  const std::size_t scored = quick ? run.recipe.evaluation_tokens : 0;  // 0: all of it
   const double model_bits =
-      gpt::bits_per_byte(state.weights, run.test, scored, run.settings.precision);
+      gpt::bits_per_byte(state.weights, run.text.test, scored, run.recipe.training.precision);
   fmt::print(ch.out, "\nTest bits per byte{}, measured once, after training:\n",
              quick ? fmt::format(" (--quick: its first {} tokens)", scored) : "");
   fmt::print(ch.out, "  the transformer    {:.3f}\n", model_bits);
@@ -658,13 +624,13 @@ void what_the_filter_kept(attn::book::Chapter& ch, const Kept& kept, const Setti
 }
 
 void the_samples(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
-  const arma::uvec prompt = token_vector(run.tokenizer.encode(run.sample_prompt));
+  const arma::uvec prompt = token_vector(run.text.tokenizer.encode(run.sample_prompt));
   fmt::print(ch.out, "\nSamples of {} tokens after \"{}\", seed {}, through the KV cache:\n",
              kSampleTokens, shown(run.sample_prompt), kSampleSeed);
   for (const Setting& setting : kSettings) {
     const gpt::Continuation c = sampled(state, prompt, setting);
     fmt::print(ch.out, "  {}:\n    {}{}\n", setting.label, shown(run.sample_prompt),
-               shown(run.tokenizer.decode(token_ids(c.tokens))));
+               shown(run.text.tokenizer.decode(token_ids(c.tokens))));
     what_the_filter_kept(ch, what_was_kept(state, prompt, c, setting), setting);
   }
 }
@@ -672,17 +638,11 @@ void the_samples(attn::book::Chapter& ch, const Run& run, const gpt::TrainingSta
 // The KV cache against a whole forward pass over each prefix of a test verse (with --text, of
 // the test part's first window).
 void the_cache(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
-  const std::string verse = run.corpus.test.substr(0, run.corpus.test.find('\n') + 1);
+  const std::string verse = run.text.corpus.test.substr(0, run.text.corpus.test.find('\n') + 1);
   const arma::uvec tokens = run.text_file.empty()
-                                ? token_vector(run.tokenizer.encode(verse))
-                                : arma::uvec(run.test.tokens.head(kModel.max_length));
-  gpt::Decoder decoder(state.weights);
-  double largest = 0.0;
-  for (arma::uword t = 0; t < tokens.n_elem; ++t) {
-    const arma::rowvec cached = decoder.append(tokens(t));
-    const arma::mat whole = gpt::sentence_logits(state.weights, tokens.head(t + 1));
-    largest = std::max(largest, arma::abs(cached - whole.row(t)).max());
-  }
+                                ? token_vector(run.text.tokenizer.encode(verse))
+                                : arma::uvec(run.text.test.tokens.head(ch11::kModel.max_length));
+  const double largest = gpt::largest_cache_difference(state.weights, tokens);
   fmt::print(ch.out, "\nThe {}, {} tokens, token by token through the KV cache:\n",
              run.text_file.empty() ? "first test verse" : "test part's first window",
              tokens.n_elem);
@@ -705,12 +665,12 @@ std::string axis_label(const std::string& bytes) {
 
 // One head's weights on the example verse, every query a token.
 void one_head(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
-  const std::size_t layer = kModel.layers - 1;  // the last block
+  const std::size_t layer = ch11::kModel.layers - 1;  // the last block
   const std::size_t head = 0;
-  const std::vector<attn::text::TokenId> ids = run.tokenizer.encode(kExampleVerse);
+  const std::vector<attn::text::TokenId> ids = run.text.tokenizer.encode(kExampleVerse);
   std::vector<std::string> labels;
   for (const attn::text::TokenId id : ids)
-    labels.push_back(axis_label(run.tokenizer.token_bytes(id)));
+    labels.push_back(axis_label(run.text.tokenizer.token_bytes(id)));
   const gpt::TransformerForward f = gpt::transformer_forward(state.weights, token_vector(ids), {0});
   ch.plots.heatmap({.name = "11-04-head",
                     .title = fmt::format("Block {}, head {}, on a verse", layer, head),
@@ -723,20 +683,20 @@ void one_head(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState&
 void continue_prompt(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state,
                      const std::string& prompt) {
   const Setting& setting = kSettings.back();
-  const arma::uvec tokens = token_vector(run.tokenizer.encode(prompt));
+  const arma::uvec tokens = token_vector(run.text.tokenizer.encode(prompt));
   const gpt::Continuation c = sampled(state, tokens, setting);
   fmt::print(ch.out, "\nYour prompt, {} bytes in {} tokens, continued ({}, seed {}):\n",
              prompt.size(), tokens.n_elem, setting.label, kSampleSeed);
   fmt::print(ch.out, "    {} | {}\n", shown(prompt),
-             shown(run.tokenizer.decode(token_ids(c.tokens))));
+             shown(run.text.tokenizer.decode(token_ids(c.tokens))));
   if (c.prompt_read < tokens.n_elem)
     fmt::print(ch.out, "(the model has {} positions: it read only the prompt's last {} tokens)\n",
-               kModel.max_length, c.prompt_read);
+               ch11::kModel.max_length, c.prompt_read);
   if (c.restarts > 0)
     fmt::print(ch.out,
                "(the window filled {} time(s); each time the model went on from the "
                "last {} tokens)\n",
-               c.restarts, gpt::kept_context(kModel));
+               c.restarts, gpt::kept_context(ch11::kModel));
 }
 
 // Why the checkpoint at `path` cannot be this run's, as far as the file alone can tell, or

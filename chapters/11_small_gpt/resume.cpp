@@ -6,18 +6,13 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-
 namespace attn::ch11 {
 
 gpt::TrainingState opening_state(const std::string& checkpoint, const std::string& fingerprint,
                                  const gpt::TransformerConfig& model,
                                  const gpt::TrainingSettings& settings) {
-  std::error_code error;
-  if (checkpoint.empty() || !std::filesystem::exists(checkpoint, error))
-    return gpt::start(model, settings);
   try {
-    gpt::TrainingState state = gpt::load_checkpoint(checkpoint, fingerprint, model, settings);
+    gpt::TrainingState state = gpt::resume_or_start(checkpoint, fingerprint, model, settings);
     for (std::size_t k = 0; k < state.curve.size(); ++k)
       if (!state.curve[k].measured.training.has_value())
         throw math::InputError(fmt::format(

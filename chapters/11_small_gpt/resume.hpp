@@ -10,7 +10,7 @@
 
 namespace attn::ch11 {
 
-/// \brief The state this chapter's run starts from: a fresh one (gpt::start()) when
+/// \brief The state this chapter's run starts from, gpt::resume_or_start()'s: a fresh one when
 ///        \p checkpoint is empty or names no file; otherwise the checkpoint, read and checked as
 ///        a whole by gpt::load_checkpoint(), with what this chapter needs of it besides: a
 ///        training-text measurement at every point of the curve, which its table and figure

@@ -523,4 +523,12 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
   return state;
 }
 
+TrainingState resume_or_start(const std::string& path, const std::string& fingerprint,
+                              const TransformerConfig& model, const TrainingSettings& settings) {
+  std::error_code error;  // a file that cannot be looked at is not there
+  if (path.empty() || !std::filesystem::exists(path, error))
+    return start(model, settings);
+  return load_checkpoint(path, fingerprint, model, settings);
+}
+
 }  // namespace attn::gpt

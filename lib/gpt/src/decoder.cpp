@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 
 namespace attn::gpt {
@@ -114,6 +115,19 @@ Continuation continue_greedily(const TransformerWeights& weights, const arma::uv
     return logits.index_max();
   };
   return decode(weights, prompt, count, most_likely, stop);
+}
+
+double largest_cache_difference(const TransformerWeights& weights, const arma::uvec& tokens) {
+  if (tokens.is_empty())
+    throw math::InputError("largest_cache_difference: the text has no token");
+  Decoder decoder(weights);
+  double largest = 0.0;
+  for (arma::uword t = 0; t < tokens.n_elem; ++t) {
+    const arma::rowvec cached = decoder.append(tokens(t));                 // (1 × V)
+    const arma::mat whole = sentence_logits(weights, tokens.head(t + 1));  // ((t + 1) × V)
+    largest = std::max(largest, arma::abs(cached - whole.row(t)).max());
+  }
+  return largest;
 }
 
 }  // namespace attn::gpt

@@ -11,6 +11,7 @@
 // must not sit where rounding could turn it: the runs' rounding moves a mean by at most 5e-5, a
 // difference by 1e-4, so an interval's end within kMargin of 0 fails, since the printout could
 // not then support its word.
+#include <12_todays_attention/experiment.hpp>
 #include <attn/stats/experiment.hpp>
 
 #include <gtest/gtest.h>
@@ -115,18 +116,6 @@ VerdictLine read_verdict(const std::string& line) {
   return v;
 }
 
-std::string word_for(const stats::Difference& d) {
-  switch (stats::finding(d)) {
-    case stats::Finding::lower:
-      return "better";
-    case stats::Finding::higher:
-      return "worse";
-    case stats::Finding::not_detectable:
-      break;
-  }
-  return "not detectable at this size";
-}
-
 // The printed line agrees with the interval recomputed from the printed runs, and its verdict
 // is the one that interval supports, with room to spare for the rounding.
 void expect_verdict(const std::string& line, const stats::Difference& d) {
@@ -135,7 +124,7 @@ void expect_verdict(const std::string& line, const stats::Difference& d) {
   EXPECT_NEAR(printed.change, d.estimate, kPrinted);
   EXPECT_NEAR(printed.low, d.low, kPrinted);
   EXPECT_NEAR(printed.high, d.high, kPrinted);
-  EXPECT_EQ(printed.verdict, word_for(d));
+  EXPECT_EQ(printed.verdict, attn::ch12::verdict(d));
   EXPECT_GT(std::min(std::abs(d.low), std::abs(d.high)), kMargin)
       << "an end of the interval is so near 0 that the printed runs cannot settle the verdict";
 }
@@ -185,7 +174,7 @@ void expect_chapter_verdicts(const std::string& file) {
     const stats::Difference own = stats::welch(runs.bits.at(runs.names[c]),
                                                runs.bits.at(runs.names[0]), main.each_confidence);
     if (stats::finding(own) != stats::finding(main.differences[c - 1]))
-      differ.push_back(runs.names[c] + " (" + word_for(own) + ")");
+      differ.push_back(runs.names[c] + " (" + attn::ch12::verdict(own) + ")");
   }
   const std::string welch_line = lines.at(find(lines, "Welch's intervals", verdicts));
   const std::string said = welch_line.substr(welch_line.find("): ") + 3);

@@ -185,6 +185,34 @@ TEST(Checkpoint, AResumedRunEndsBitForBitWhereAnUnbrokenRunEnds) {
   }
 }
 
+// resume_or_start(): no path or no file, a fresh run; the run's checkpoint, resumed whole; another
+// run's, refused as load_checkpoint() refuses it.
+TEST(ResumeOrStart, StartsAfreshWithoutACheckpointAndResumesTheRunsOwn) {
+  const TinyRun& r = run();
+  TempDir dir;
+  gpt::TrainingState fresh = r.trained_to(0);
+  gpt::TrainingState none = gpt::resume_or_start("", r.fingerprint, r.model, r.settings);
+  expect_same_state(none, fresh);
+  const std::string path = dir.file("run.ckpt");
+  gpt::TrainingState missing = gpt::resume_or_start(path, r.fingerprint, r.model, r.settings);
+  expect_same_state(missing, fresh);
+  EXPECT_EQ(dir.entries(), 0u);  // nothing written
+  gpt::TrainingState saved = r.trained_to(3);
+  gpt::save_checkpoint(path, r.fingerprint, saved);
+  gpt::TrainingState resumed = gpt::resume_or_start(path, r.fingerprint, r.model, r.settings);
+  expect_same_state(resumed, saved);
+}
+
+TEST(ResumeOrStart, RefusesAnotherRunsCheckpointAsTheLoaderDoes) {
+  const TinyRun& r = run();
+  TempDir dir;
+  const std::string path = dir.file("run.ckpt");
+  gpt::save_checkpoint(path, r.fingerprint + "another run\n", r.trained_to(1));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { gpt::resume_or_start(path, r.fingerprint, r.model, r.settings); },
+      path + " was made for another run"));
+}
+
 TEST(Checkpoint, TheRandomStreamIsPartOfWhatIsResumed) {
   // Without its random stream a resumed run draws other windows and other dropout masks: the
   // test above would catch a checkpoint that forgot it.

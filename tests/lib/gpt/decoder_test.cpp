@@ -223,4 +223,28 @@ TEST(ContinueText, RefusesATokenOutsideTheVocabularyInTheUnreadPartOfALongPrompt
       [&] { gpt::continue_text(w, long_prompt, 3, {}, rng); }, "token 99"));
 }
 
+// The check the chapters make of their models: every token of a whole window, through the cache,
+// against the whole pass over its prefix.
+TEST(LargestCacheDifference, IsWithin1e12OverAWholeWindowOfAModelFarFromUniform) {
+  const attn::gpt::TransformerWeights w = model(8);
+  const arma::uvec text{3, 14, 15, 9, 2, 6, 5, 22};
+  const double largest = gpt::largest_cache_difference(w, text);
+  EXPECT_GE(largest, 0.0);
+  EXPECT_LE(largest, 1e-12);
+}
+
+TEST(LargestCacheDifference, RefusesAnEmptyTextATextPastTheContextAndATokenOutside) {
+  const attn::gpt::TransformerWeights w = model(8);
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { gpt::largest_cache_difference(w, arma::uvec{}); }, "the text has no token"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { gpt::largest_cache_difference(w, arma::regspace<arma::uvec>(0, 8)); },
+      "the model's whole context"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] {
+        gpt::largest_cache_difference(w, arma::uvec{1, 23});
+      },
+      "token 23"));
+}
+
 }  // namespace

@@ -117,4 +117,15 @@ inline constexpr double kLargestCheckpointWeight = 1e4;
 TrainingState load_checkpoint(const std::string& path, const std::string& fingerprint,
                               const TransformerConfig& model, const TrainingSettings& settings);
 
+/// \brief The state a run goes on from: its checkpoint at \p path, read and checked whole by
+///        load_checkpoint(), if there is one; otherwise a fresh start(), as when \p path is empty
+///        (a run that keeps no checkpoint). Chapters 11 and 12 begin every run with it.
+/// \param path the checkpoint, or empty for none. \param fingerprint,model,settings the run, as
+///        load_checkpoint() takes them.
+/// \return the checkpoint's state, or step 0.
+/// \throws InputError as load_checkpoint() does, for a file that is there but is not this run's
+///         or is not whole; as start() does, for a fresh run.
+TrainingState resume_or_start(const std::string& path, const std::string& fingerprint,
+                              const TransformerConfig& model, const TrainingSettings& settings);
+
 }  // namespace attn::gpt

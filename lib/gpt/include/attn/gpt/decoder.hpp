@@ -97,4 +97,17 @@ Continuation continue_text(const TransformerWeights& weights, const arma::uvec& 
 Continuation continue_greedily(const TransformerWeights& weights, const arma::uvec& prompt,
                                std::size_t count, std::optional<arma::uword> stop = {});
 
+/// \brief How far the KV cache's logits are from a whole forward pass: \p tokens read one at a
+///        time by a Decoder, token \f$t\f$'s logits against the last row of sentence_logits() on
+///        tokens \f$0 \dots t\f$: the largest \f$\lvert \ell^{\mathrm{cached}}_{t,v} -
+///        \ell^{\mathrm{whole}}_{t,v} \rvert\f$ over tokens \f$t\f$ and logits \f$v\f$. The one
+///        check of "the cached decoder equals the whole pass", which the chapters and the tests
+///        hold within 1e-12.
+/// \param weights the model. \param tokens `(n)`, \f$1 \le n \le\f$ max_length tokens, each below
+///        \f$V\f$.
+/// \return the largest absolute difference, over every token and every logit.
+/// \throws InputError if \p tokens is empty, longer than max_length, or holds a token outside
+///         the vocabulary.
+double largest_cache_difference(const TransformerWeights& weights, const arma::uvec& tokens);
+
 }  // namespace attn::gpt

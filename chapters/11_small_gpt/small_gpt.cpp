@@ -1,0 +1,61 @@
+#include "small_gpt.hpp"
+
+#include <attn/gpt/checkpoint.hpp>
+#include <attn/math/validate.hpp>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+namespace attn::ch11 {
+
+Bible read_split_bible(const std::string& path) {
+  const std::string bible = read_bible(path);
+  const std::vector<Verse> verses = parse_verses(bible);
+  return {.bytes = bible.size(), .verses = verses.size(), .corpus = split_corpus(verses)};
+}
+
+EncodedCorpus encode_corpus(Corpus corpus, std::size_t vocabulary) {
+  text::BpeTokenizer tokenizer = text::train_bpe(corpus.training, vocabulary);
+  gpt::TokenText training = gpt::encode(tokenizer, corpus.training);
+  gpt::TokenText validation = gpt::encode(tokenizer, corpus.validation);
+  gpt::TokenText test = gpt::encode(tokenizer, corpus.test);
+  return {.corpus = std::move(corpus),
+          .tokenizer = std::move(tokenizer),
+          .training = std::move(training),
+          .validation = std::move(validation),
+          .test = std::move(test)};
+}
+
+std::string fingerprint(const Recipe& recipe, const EncodedCorpus& text) {
+  return gpt::run_fingerprint(
+      recipe.model, recipe.training, text.tokenizer, text.corpus.training,
+      fmt::format("bits per byte of the first {} validation and training tokens",
+                  recipe.evaluation_tokens));
+}
+
+TrainedModel load_trained_model(const std::string& path) {
+  return load_trained_model(path, kRecipe, read_split_bible().corpus);
+}
+
+TrainedModel load_trained_model(const std::string& path, const Recipe& recipe, Corpus corpus) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error))
+    throw math::InputError(fmt::format(
+        "{}: no checkpoint of chapter 11's model is there; run ch11_small_gpt, which trains it "
+        "(for some minutes) and writes it there",
+        path));
+  gpt::check_checkpoint_file(path);  // before the tokenizer is learned: the file alone
+  EncodedCorpus text = encode_corpus(std::move(corpus), recipe.model.vocabulary);
+  gpt::TrainingState state =
+      gpt::load_checkpoint(path, fingerprint(recipe, text), recipe.model, recipe.training);
+  if (state.step != recipe.training.steps)
+    throw math::InputError(fmt::format(
+        "{}: the checkpoint stops at step {} of {}; run ch11_small_gpt to finish its training",
+        path, state.step, recipe.training.steps));
+  return {.recipe = recipe, .text = std::move(text), .state = std::move(state)};
+}
+
+}  // namespace attn::ch11
