@@ -42,9 +42,9 @@ arma::uword place_weights(std::span<Sentence> sentences, arma::uword heads);
 ///        the keys it sees, \f$P^\top\f$ (the other keys get weight exactly 0); \f$O_h = V_h
 ///        P^\top\f$.
 ///
-/// `// qkv: (h d_k + 2 g d_k × N), one column a token, Q above K above V; out: (h d_k × N), the
-/// heads side by side; weights: Σ h n², sentence s's head k's (n × n) block from s.weights +
-/// k n², column i holding query i's weights`
+/// `// qkv: (h d_k + 2 g d_k × N), one column a token, Q above K above V`
+/// `// out: (h d_k × N), the heads side by side`
+/// `// weights: Σ h n²; sentence s's head k's (n × n) from s.weights + k n², a column a query`
 ///
 /// The products run on blocks of 32 queries, each against only the keys those queries see:
 /// blocks above the diagonal, and below the window's band, are never computed. Threads

@@ -12,8 +12,8 @@ namespace attn::fast {
 ///        embedding of its token \f$t_i\f$ plus that of its position \f$p_i\f$ in its sentence
 ///        (no \f$P\f$ with rotary positions, or none).
 ///
-/// `// E_columns: (d × V), Eᵀ; P_columns: (d × max_length), Pᵀ, or empty; tokens, positions:
-/// (N); x: (d × N), one column a token`
+/// `// E_columns: (d × V), Eᵀ; P_columns: (d × max_length), Pᵀ, or empty`
+/// `// tokens, positions: (N); x: (d × N), one column a token`
 /// \param E_columns the token embedding, one column a token id. \param P_columns the position
 ///        embedding, one column a position, or empty. \param tokens \f$t_i\f$, each below V.
 /// \param positions \f$p_i\f$, each below max_length. \param x the stream, sized here.
@@ -49,8 +49,8 @@ RopeTables rope_tables(arma::uword d_head, arma::uword max_length);
 ///        each of the first \p heads heads of \f$d_k\f$ rows turns its pairs \f$(2i, 2i+1)\f$ by
 ///        \f$p_t\theta_i\f$: \f$(a, b) \to (a\cos - b\sin,\ a\sin + b\cos)\f$.
 ///
-/// `// x: (rows × N), one column a token, its first heads · d_k rows turned (the query heads
-/// and then the key heads of a Q, K, V column); positions: (N)`
+/// `// x: (rows × N), one column a token, its first heads · d_k rows turned; positions: (N)`
+/// (in a column of Q, K and V: the query heads, then the key heads.)
 /// \param x the columns. \param heads how many heads, from row 0, turn.
 /// \param tables from rope_tables() for their \f$d_k\f$. \param positions \f$p_t\f$.
 void rope_forward(arma::fmat& x, arma::uword heads, const RopeTables& tables,

@@ -23,10 +23,10 @@ struct Product {
 /// \brief \f$C = \mathrm{op}(A)\,\mathrm{op}(B)\f$ (or \f$C \mathrel{+}= \dots\f$): one `sgemm`
 ///        on the calling thread, on blocks of larger column-major matrices.
 ///
-/// `// C: (m × n), op(A): (m × k), op(B): (k × n); lda, ldb, ldc: the rows of the matrices
-/// the blocks are cut from.`
+/// `// C: (m × n), op(A): (m × k), op(B): (k × n)`
+/// `// lda, ldb, ldc: the rows of the matrices the blocks are cut from`
 /// \param how the transposes and whether to add. \param m,n,k the sizes.
-/// \param A,lda \param B,ldb \param C,ldc the blocks and their leading dimensions.
+/// \param A,B,C the blocks. \param lda,ldb,ldc their leading dimensions.
 void multiply(Product how, arma::uword m, arma::uword n, arma::uword k, const float* A,
               arma::uword lda, const float* B, arma::uword ldb, float* C, arma::uword ldc);
 
@@ -62,8 +62,8 @@ void linear_forward(const arma::fmat& W, const arma::fvec& b, const arma::fmat& 
 ///        \f$\partial L/\partial b = \sum_{\text{tokens}} \partial L/\partial y\f$,
 ///        \f$\partial L/\partial x = W\,\partial L/\partial y\f$.
 ///
-/// `// W: (d_in × d_out), x: (d_in × N), dy: (d_out × N), dW: (d_in × d_out), db: (d_out),
-/// dx: (d_in × N)`
+/// `// W: (d_in × d_out), x: (d_in × N), dy: (d_out × N)`
+/// `// dW: (d_in × d_out), db: (d_out), dx: (d_in × N)`
 /// \param W,x as given to linear_forward(). \param dy the gradient of its output.
 /// \param dW its weight's gradient. \param db its bias's, or `nullptr` for a layer without one.
 /// \param dx its input's, overwritten.
