@@ -1,6 +1,8 @@
 /// \file
-/// \brief One block of the GPT, written once: its forward pass over packed sequences, its
-///        backward pass, and the one-token step of KV-cached decoding.
+/// \brief One block of the GPT in its readable form, written once: its forward pass over packed
+///        sequences, its backward pass, and the one-token step of KV-cached decoding. (The
+///        float32 training step, float32_step.hpp, composes the same block from attn::fast's
+///        kernels, each held by its tests to attn::math's readable form.)
 ///
 /// The pre-norm block (GPT-2's): each branch reads a normalised copy of the residual stream
 /// and adds its result back,

@@ -5,8 +5,12 @@
 /// transformer_step() is the reference: every layer in its readable form, in double, equal to
 /// PyTorch within \f$10^{-10}\f$. Float32Step computes the same loss and the same gradients in
 /// `float` (within \f$10^{-4}\f$ of each gradient's largest entry; the tests hold it to the
-/// reference), several times as fast (bench/training_bench.cpp measures both). Where the time
-/// goes decides how it is written:
+/// reference), several times as fast (bench/training_bench.cpp measures both). It is a
+/// composition: each piece below is a kernel of attn::fast, a forward and a backward function
+/// (fast/norms.hpp, fast/activations.hpp, fast/linear.hpp, fast/embedding.hpp,
+/// fast/causal_attention.hpp, fast/cross_entropy.hpp) tested alone against its readable twin in
+/// attn::math; Float32Step rounds the weights to `float`, calls the kernels in the block's order
+/// and widens the gradients back. Where the time goes decides how the kernels are written:
 ///
 /// - The activations are kept one column per token, \f$x^\top\f$ `(d × N)`, so that a token's
 ///   norm, its GELU and its softmax over the vocabulary run over contiguous memory.
@@ -18,8 +22,9 @@
 ///   \f$S^\top = K_h^\top Q_h / \sqrt{d_k}\f$ (one column per query, so its causal softmax is
 ///   over the contiguous keys \f$0 \dots i\f$), \f$O_h = V_h P^\top\f$, and the backward pass's
 ///   four products, each an `sgemm`. The probabilities are kept for the backward pass.
-/// - Softmax and cross-entropy over the vocabulary are one pass per token, which leaves
-///   \f$\partial L/\partial z = (p - \mathrm{onehot})/N\f$ where the logits were.
+/// - Softmax and cross-entropy over the vocabulary are one pass per token forwards, which leaves
+///   the exponentials \f$e^{z - \max z}\f$ where the logits were, and one backwards, which
+///   scales them into \f$\partial L/\partial z = (p - \mathrm{onehot})/N\f$ in place.
 /// - The exponentials are attn::fast::exp_shifted()'s vectorised ones; GELU's
 ///   \f$\Phi(x) = \tfrac12(1 + \mathrm{erf}(x/\sqrt2))\f$ takes erf from Abramowitz and
 ///   Stegun's formula 7.1.26, \f$1 - (a_1 t + \dots + a_5 t^5)\,e^{-x^2}\f$ with
