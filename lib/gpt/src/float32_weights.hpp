@@ -9,16 +9,22 @@
 
 namespace attn::gpt::float32 {
 
-// A block's weights in float, with W_Q, W_K, W_V side by side, and SwiGLU's W_gate, W_up. With
-// g key/value heads of d_k, W_K and W_V are (d × g·d_k): g = h (d_kv = d) but for grouped-query
-// attention.
+/// \brief A block's weights in float, with W_Q, W_K, W_V side by side, and SwiGLU's W_gate, W_up.
+///        With g key/value heads of d_k, W_K and W_V are (d × g·d_k): g = h (d_kv = d) but for
+///        grouped-query attention.
 struct Block {
-  arma::fmat W_QKV;  // (d × (d + 2 d_kv)): [W_Q W_K W_V]
-  arma::fmat W_O;    // (d × d)
-  arma::fmat W1;     // GELU: (d × d_ff); SwiGLU: (d × 2 d_ff), [W_gate W_up]
-  arma::fmat W2;     // (d_ff × d): GELU's W2 or SwiGLU's W_down
-  arma::fvec ln1_gamma, ln1_beta, b_QKV, b_O, ln2_gamma, ln2_beta;  // no betas with RMSNorm
-  arma::fvec b1, b2;                                                // GELU's only
+  arma::fmat W_QKV;      ///< (d × (d + 2 d_kv)): [W_Q W_K W_V].
+  arma::fmat W_O;        ///< (d × d).
+  arma::fmat W1;         ///< GELU: (d × d_ff); SwiGLU: (d × 2 d_ff), [W_gate W_up].
+  arma::fmat W2;         ///< (d_ff × d): GELU's W2 or SwiGLU's W_down.
+  arma::fvec ln1_gamma;  ///< (d): the first norm's scale.
+  arma::fvec ln1_beta;   ///< (d): its shift (none with RMSNorm).
+  arma::fvec b_QKV;      ///< (d + 2 d_kv): [b_Q b_K b_V].
+  arma::fvec b_O;        ///< (d).
+  arma::fvec ln2_gamma;  ///< (d): the second norm's scale.
+  arma::fvec ln2_beta;   ///< (d): its shift (none with RMSNorm).
+  arma::fvec b1;         ///< (d_ff): GELU's only.
+  arma::fvec b2;         ///< (d): GELU's only.
 };
 
 // Block l's weights are of the shapes config gives them, and the final norm's (check_weights()
