@@ -42,10 +42,9 @@
 #include <string_view>
 #include <vector>
 
-/// \brief The GPT layer: the model of chapters 10 and 11 and of today's variants, its training
-///        and its decoding, built
-///        on the readable math of attn::math (and attn::text for real text, attn::numpy for the
-///        random stream).
+/// \brief The GPT layer: the model of chapters 10 to 12 (GPT-2's block and today's variants),
+///        its training and its decoding, built on the readable math of attn::math (and
+///        attn::text for real text, attn::numpy for the random stream).
 namespace attn::gpt {
 
 /// \brief Where a model learns word order from.

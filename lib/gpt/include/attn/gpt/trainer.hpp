@@ -1,5 +1,5 @@
 /// \file
-/// \brief The GPT's one training loop (chapters 10 and 11): batches from a source the caller
+/// \brief The GPT's one training loop (chapters 10 to 12): batches from a source the caller
 ///        chooses, AdamW with a warm-up and cosine schedule, gradient clipping, dropout, and a
 ///        measurement every few steps, as PyTorch's loop does it:
 /// \code

@@ -1,5 +1,5 @@
 /// \file
-/// \brief The layers a transformer block adds around attention (chapters 10 and 11): layer
+/// \brief The layers a transformer block adds around attention (chapters 10 to 12): layer
 ///        norm, the GELU MLP, the cross-entropy of the next token and dropout, each with its
 ///        backward pass; and the two that today's transformers (Llama, Mistral) use in their
 ///        place, RMSNorm and the SwiGLU MLP, with theirs.
