@@ -121,6 +121,16 @@ struct Ended {
 // How long a full pipe is waited on before asking whether its reader has ended.
 constexpr int kPollMilliseconds = 50;
 
+// Waits for the program `pid` to end and returns its wait status.
+int wait_for(pid_t pid, const std::string& program) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR)
+      throw CompressorError(fmt::format("cannot wait for {}: {}", program, std::strerror(errno)));
+  }
+  return status;
+}
+
 // Writes `bytes` into `input` while the program `pid` runs, then waits for the program to end.
 // This process keeps the pipe's read end open, so a write never fails for want of a reader
 // (no SIGPIPE, no EPIPE): a full pipe is waited on instead, and the program's end checked
@@ -135,6 +145,7 @@ Ended feed_and_wait(pid_t pid, const std::string& program, Pipe& input, std::str
     fail("make a non-blocking pipe to");
   Ended ended;
   bool exited = false;
+  int write_error = 0;  // reported once the program has ended, so that none is left unwaited for
   std::size_t written = 0;
   while (written < bytes.size() && !exited) {
     const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
@@ -142,8 +153,10 @@ Ended feed_and_wait(pid_t pid, const std::string& program, Pipe& input, std::str
       written += static_cast<std::size_t>(n);
       continue;
     }
-    if (n < 0 && errno != EAGAIN && errno != EINTR)
-      fail("write the text to");
+    if (n < 0 && errno != EAGAIN && errno != EINTR) {
+      write_error = errno;
+      break;
+    }
     const pid_t done = ::waitpid(pid, &ended.status, WNOHANG);
     if (done < 0 && errno != EINTR)
       fail("wait for");
@@ -153,11 +166,11 @@ Ended feed_and_wait(pid_t pid, const std::string& program, Pipe& input, std::str
       ::poll(&writable, 1, kPollMilliseconds);
   }
   input.write_end.close();  // the program sees the end of its input
-  while (!exited) {
-    const pid_t done = ::waitpid(pid, &ended.status, 0);
-    if (done < 0 && errno != EINTR)
-      fail("wait for");
-    exited = done == pid;
+  if (!exited)
+    ended.status = wait_for(pid, program);
+  if (write_error != 0) {
+    errno = write_error;
+    fail("write the text to");
   }
   int unread = 0;
   if (::ioctl(input.read_end.get(), FIONREAD, &unread) != 0)
@@ -208,13 +221,7 @@ Ended run(const std::vector<std::string>& argv, const fs::path& folder, Pipe* in
     throw CompressorError(fmt::format("cannot start {}: {}", argv.front(), std::strerror(error)));
   if (input != nullptr)
     return feed_and_wait(pid, argv.front(), *input, bytes);
-  Ended ended;
-  while (::waitpid(pid, &ended.status, 0) < 0) {
-    if (errno != EINTR)
-      throw CompressorError(
-          fmt::format("cannot wait for {}: {}", argv.front(), std::strerror(errno)));
-  }
-  return ended;
+  return {.status = wait_for(pid, argv.front()), .stopped_reading = false};
 }
 
 }  // namespace
