@@ -18,7 +18,6 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <fmt/format.h>
-#include <malloc.h>
 #include <omp.h>
 
 #include <cstdint>
@@ -111,9 +110,8 @@ double model_flops_per_step(const gpt::TransformerWeights& weights, double token
   for (const gpt::ConstParameter& p : gpt::parameters(weights))
     if (p.role != gpt::Role::position_embedding)
       N += static_cast<double>(p.value->n_elem);
-  const double positions = c.positions == attn::gpt::Positions::learned
-                               ? static_cast<double>(c.max_length * c.d_model)
-                               : 0;
+  const double positions =
+      gpt::learns_positions(c.positions) ? static_cast<double>(c.max_length * c.d_model) : 0;
   if (N + positions != static_cast<double>(gpt::parameter_count(c)))
     throw std::logic_error(
         fmt::format("training_bench: {} weights besides the positions, but "
@@ -123,10 +121,11 @@ double model_flops_per_step(const gpt::TransformerWeights& weights, double token
 }
 
 // One whole training step, as train() takes it: after warmup_steps untimed steps, each
-// iteration is one call of train() that takes one step. (Each call also builds its AdamW from
-// the state's moments and hands them back, copies of 1.9 million doubles that a run taking all
-// its steps in one call makes once: about 3 ms a call on the machine of the README's table,
-// measured by calling train() for no step, under 0.5% of a step there.)
+// iteration is one call of train() that takes one step, all with one Step (make_step()), whose
+// float32 working memory is sized by the first step and reused by the rest. (Each call also builds
+// its AdamW from the state's moments and hands them back, copies of 1.9 million doubles that a run
+// taking all its steps in one call makes once: about 3 ms a call on the machine of the README's
+// table, measured by calling train() for no step, under 0.5% of a step there.)
 void TrainStep(benchmark::State& state, Precision precision) {
   use_threads(static_cast<int>(state.range(0)));
   gpt::TrainingSettings run = settings();
@@ -135,13 +134,14 @@ void TrainStep(benchmark::State& state, Precision precision) {
   const arma::uvec text = arma::randi<arma::uvec>(
       kTextTokens, arma::distr_param(0, static_cast<int>(kModel.vocabulary) - 1));
   const gpt::NextBatch batches = gpt::window_batches(text, kModel.max_length, run.batch);
-  const gpt::Evaluation none = [](const gpt::TransformerWeights&) {
+  const gpt::Evaluation none = [](const gpt::TransformerWeights&, gpt::Step&) {
     return gpt::Measurement{};  // never called: no step is a multiple of evaluate_every
   };
   gpt::TrainingState at = gpt::start(kModel, run);
-  gpt::train(at, run, batches, none, warmup_steps);
+  gpt::Step step = gpt::make_step(kModel, run.precision);  // one, as a chapter's run keeps
+  gpt::train(step, at, run, batches, none, warmup_steps);
   for (auto _ : state)
-    gpt::train(at, run, batches, none, at.step + 1);
+    gpt::train(step, at, run, batches, none, at.step + 1);
   if (at.step != warmup_steps + static_cast<std::int64_t>(state.iterations()))
     state.SkipWithError("train() did not take one step per iteration");
   const double tokens = static_cast<double>(run.batch * kModel.max_length);
@@ -212,13 +212,6 @@ bool take_option(int& argc, char** argv, std::string_view name, std::int64_t& va
 }  // namespace
 
 int main(int argc, char** argv) {
-  // As chapter 11's main() does: keep freed memory for reuse. Each timed step is its own call of
-  // train(), which sizes a new float32 step's working memory (some hundred megabytes); glibc
-  // would hand it back to the system at the call's end and fault it in again at the next, which
-  // made a one-thread float32 step four times slower here. (The chapter calls train() once every
-  // 300 steps. PyTorch's processes are left as they are.)
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   benchmark::Initialize(&argc, argv);
   try {
     take_option(argc, argv, "timed_steps", timed_steps);

@@ -21,10 +21,11 @@ namespace attn::exercises {
 /// of its \f$g\f$ key/value heads: attn::gpt::TransformerConfig::kv_heads, or \f$h\f$ where it is
 /// 0, since the query heads of a group share one. So the cache holds \f$2 \cdot L \cdot g \cdot
 /// d_k\f$ numbers a token, and the tokens held are \p tokens, or at most \f$w\f$ under a sliding
-/// window of \f$w\f$ (attn::gpt::TransformerConfig::window; 0 means none). Only the layers, heads,
-/// key/value heads, \f$d\f$ and the window matter: the positions, the norm and the MLP change
-/// nothing in the cache, and max_length is not checked. If \f$h\f$ is 0 or does not divide \f$d\f$,
-/// if \f$g\f$ does not divide \f$h\f$, or if \p bytes_per_number is 0, throw std::invalid_argument.
+/// window of \f$w\f$ (attn::gpt::TransformerConfig::sliding_window; 0 means none). Only the layers,
+/// heads, key/value heads, \f$d\f$ and the window matter: the positions, the norm and the MLP
+/// change nothing in the cache, and max_length is not checked. If \f$h\f$ is 0 or does not divide
+/// \f$d\f$, if \f$g\f$ does not divide \f$h\f$, or if \p bytes_per_number is 0, throw
+/// std::invalid_argument.
 ///
 /// For example, Llama 2 7B has 32 blocks of 32 heads and \f$d = 4096\f$, so \f$d_k = 128\f$ and
 /// \f$g = h = 32\f$: in fp16 a token costs \f$2 \cdot 32 \cdot 32 \cdot 128 \cdot 2 = 524288\f$

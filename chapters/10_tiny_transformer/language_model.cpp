@@ -91,7 +91,7 @@ Trained train(const gpt::TransformerConfig& config, const TrainingSettings& sett
   };
   //! [batches]
   std::vector<Evaluation> measured;  // one per curve point
-  const gpt::Evaluation held_out_loss = [&](const gpt::TransformerWeights& model) {
+  const gpt::Evaluation held_out_loss = [&](const gpt::TransformerWeights& model, gpt::Step&) {
     measured.push_back(evaluate(model, heldout));
     return gpt::Measurement{.held_out = measured.back().loss, .training = {}};
   };

@@ -25,7 +25,6 @@
 #include <attn/text/ngram.hpp>
 
 #include <fmt/ostream.h>
-#include <malloc.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -373,7 +372,7 @@ void against_gpt2(attn::book::Chapter& ch, const gpt::TrainingSettings& settings
 
 // Trains, or resumes from the checkpoint, or reads a finished run from it; saves as it goes.
 gpt::TrainingState the_training(attn::book::Chapter& ch, const Run& run,
-                                const std::string& checkpoint) {
+                                const std::string& checkpoint, gpt::Step& step) {
   gpt::TrainingState state =
       ch11::opening_state(checkpoint, run.fingerprint, ch11::kModel, run.recipe.training);
   fmt::print(ch.out, "\nThe model: {} blocks, d_model {}, {} heads, MLP width {}, {} tokens of\n",
@@ -402,14 +401,13 @@ gpt::TrainingState the_training(attn::book::Chapter& ch, const Run& run,
   const gpt::NextBatch windows = gpt::window_batches(
       run.text.training.tokens, ch11::kModel.max_length, run.recipe.training.batch);
   const gpt::Evaluation measure =
-      gpt::bits_on_both(run.text.validation, run.text.training, run.recipe.evaluation_tokens,
-                        run.recipe.training.precision);
+      gpt::bits_on_both(run.text.validation, run.text.training, run.recipe.evaluation_tokens);
   const gpt::Progress progress = gpt::progress_line(ch.log);
   const std::int64_t first_step = state.step;
   const auto start = std::chrono::steady_clock::now();
   while (state.step < run.recipe.training.steps) {  // a checkpoint at every measurement
     const std::int64_t until = state.step + run.recipe.training.evaluate_every;
-    gpt::train(state, run.recipe.training, windows, measure, until, progress);
+    gpt::train(step, state, run.recipe.training, windows, measure, until, progress);
     if (!checkpoint.empty())
       gpt::save_checkpoint(checkpoint, run.fingerprint, state);
   }
@@ -546,10 +544,9 @@ void the_compressors(attn::book::Chapter& ch, const Run& run, double model_bits,
 }
 
 void the_comparison(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state,
-                    const NgramBits& ngram_bits, bool quick) {
+                    const NgramBits& ngram_bits, bool quick, gpt::Step& step) {
   const std::size_t scored = quick ? run.recipe.evaluation_tokens : 0;  // 0: all of it
-  const double model_bits =
-      gpt::bits_per_byte(state.weights, run.text.test, scored, run.recipe.training.precision);
+  const double model_bits = gpt::bits_per_byte(state.weights, run.text.test, scored, step);
   fmt::print(ch.out, "\nTest bits per byte{}, measured once, after training:\n",
              quick ? fmt::format(" (--quick: its first {} tokens)", scored) : "");
   fmt::print(ch.out, "  the transformer    {:.3f}\n", model_bits);
@@ -739,13 +736,6 @@ std::string text_checkpoint(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Measuring the model (a Float32Step's working memory, some hundred megabytes, at every
-  // measurement) and decoding allocate and free many large blocks. By default glibc hands each
-  // such block back to the system and faults it in again at the next allocation; keeping freed
-  // memory for reuse avoids that. (The float32 training step itself allocates nothing once it
-  // has sized its working memory.)
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   const attn::book::ChapterInfo info{
       .executable = "ch11_small_gpt",
       .summary =
@@ -796,10 +786,12 @@ int main(int argc, char** argv) {
     the_tokenizer(ch, run);
     compression(ch, run);
     const NgramBits ngram_bits = the_baselines(ch, run);
-    const gpt::TrainingState state = the_training(ch, run, choices.checkpoint);
+    // The run's one step, with its float32 working memory: for training and for scoring.
+    gpt::Step step = gpt::make_step(ch11::kModel, run.recipe.training.precision);
+    const gpt::TrainingState state = the_training(ch, run, choices.checkpoint, step);
     the_start(ch, state);
     the_curves(ch, run, state, ngram_bits);
-    the_comparison(ch, run, state, ngram_bits, choices.quick);
+    the_comparison(ch, run, state, ngram_bits, choices.quick, step);
     the_samples(ch, run, state);
     the_cache(ch, run, state);
     if (choices.text.empty())  // a verse of Genesis

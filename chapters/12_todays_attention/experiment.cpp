@@ -73,78 +73,49 @@ arma::uword matched_swiglu_width() {
   return best;
 }
 
-void to_rotary(gpt::TransformerConfig& c) {
-  c.positions = gpt::Positions::rotary;
-}
-void to_grouped(gpt::TransformerConfig& c) {
-  c.kv_heads = kGroupedKvHeads;
-}
-void to_window(gpt::TransformerConfig& c) {
-  c.window = kWindow;
-}
-void to_multi_query(gpt::TransformerConfig& c) {
-  c.kv_heads = 1;
-}
-void to_rms_norm(gpt::TransformerConfig& c) {
-  c.norm = gpt::Norm::rms_norm;
-}
-void to_swiglu(gpt::TransformerConfig& c) {
-  c.mlp = gpt::Mlp::swiglu;
-  c.d_ff = matched_swiglu_width();
+gpt::VariantSizes variant_sizes() {
+  return {.kv_heads = kGroupedKvHeads,
+          .sliding_window = kWindow,
+          .swiglu_d_ff = matched_swiglu_width()};
 }
 
 const std::vector<Change> kChanges = {
-    {.label = "GPT-2's block",
-     .name = "gpt2",
-     .apply = [](gpt::TransformerConfig&) {},
-     .rate_checked = true},
+    {.label = "GPT-2's block", .name = "gpt2", .variants = {}, .rate_checked = true},
     {.label = "rotary positions (RoPE)",
      .name = "rope",
-     .apply = to_rotary,
-     .in_todays_block = true,
+     .variants = {gpt::Variant::rotary},
      .rate_checked = true},
-    {.label = "no positions (NoPE)",
-     .name = "nope",
-     .apply =
-         [](gpt::TransformerConfig& c) {
-           c.positions = gpt::Positions::none;
-         }},
+    {.label = "no positions (NoPE)", .name = "nope", .variants = {gpt::Variant::no_positions}},
     {.label = "grouped-query, 2 key/value heads",
      .name = "gqa",
-     .apply = to_grouped,
-     .in_todays_block = true},
-    {.label = "multi-query, 1 key/value head", .name = "mqa", .apply = to_multi_query},
-    {.label = "sliding window of 16",
-     .name = "window",
-     .apply = to_window,
-     .in_todays_block = true},
+     .variants = {gpt::Variant::grouped_query}},
+    {.label = "multi-query, 1 key/value head",
+     .name = "mqa",
+     .variants = {gpt::Variant::multi_query}},
+    {.label = "sliding window of 16", .name = "window", .variants = {gpt::Variant::sliding_window}},
     {.label = "RMSNorm",
      .name = "rmsnorm",
-     .apply = to_rms_norm,
-     .in_todays_block = true,
+     .variants = {gpt::Variant::rms_norm},
      .rate_checked = true},
     {.label = "SwiGLU, as many parameters",
      .name = "swiglu",
-     .apply = to_swiglu,
-     .in_todays_block = true,
+     .variants = {gpt::Variant::swiglu},
      .rate_checked = true},
     {.label = "today's block: all of them",
      .name = "today",
-     .apply =
-         [](gpt::TransformerConfig& c) {
-           to_rotary(c);
-           to_grouped(c);
-           to_window(c);
-           to_rms_norm(c);
-           to_swiglu(c);
-         },
+     .variants = {gpt::Variant::rotary, gpt::Variant::grouped_query, gpt::Variant::sliding_window,
+                  gpt::Variant::rms_norm, gpt::Variant::swiglu},
      .rate_checked = true},
 };
 
-gpt::TransformerConfig changed(const std::function<void(gpt::TransformerConfig&)>& apply) {
-  gpt::TransformerConfig c = kGpt2Block;
-  apply(c);
-  return c;
+gpt::TransformerConfig changed(const std::vector<gpt::Variant>& variants) {
+  return gpt::with(variants, kGpt2Block, variant_sizes());
+}
+
+bool in_todays_block(const Change& change) {
+  const std::vector<gpt::Variant>& today = kChanges.back().variants;
+  return change.variants.size() == 1 &&
+         std::find(today.begin(), today.end(), change.variants.front()) != today.end();
 }
 
 std::vector<std::size_t> every_change() {
@@ -162,7 +133,7 @@ gpt::TrainingState trained(std::ostream& log, const ch11::EncodedCorpus& data, c
                            std::size_t scored, const std::string& folder) {
   const Change& change = kChanges[run.change];
   const gpt::TrainingSettings& settings = run.settings;
-  const gpt::TransformerConfig c = changed(change.apply);
+  const gpt::TransformerConfig c = changed(change.variants);
   const std::string fingerprint = gpt::run_fingerprint(
       c, settings, data.tokenizer, data.corpus.training,
       fmt::format("batches from default_rng(seed + {}); bits per byte on the validation part's "
@@ -190,7 +161,7 @@ gpt::TrainingState trained(std::ostream& log, const ch11::EncodedCorpus& data, c
   }
   const auto start = std::chrono::steady_clock::now();
   gpt::train(state, settings, same_windows(data.training.tokens, settings),
-             gpt::held_out_bits(data.validation, scored, settings.precision), settings.steps);
+             gpt::held_out_bits(data.validation, scored), settings.steps);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print(log, "{}, rate {:g}, seed {}: {} steps took {:.1f} s (measured; it varies)\n",

@@ -9,6 +9,7 @@
 #include <11_small_gpt/small_gpt.hpp>
 #include <attn/gpt/model.hpp>
 #include <attn/gpt/trainer.hpp>
+#include <attn/gpt/variants.hpp>
 #include <attn/stats/experiment.hpp>
 
 #include <armadillo>
@@ -102,9 +103,8 @@ void check_seeds(const std::vector<std::uint64_t>& seeds);
 struct Change {
   std::string label;  ///< as the tables print it.
   std::string name;   ///< its column in the tables of runs, and its checkpoints' file names.
-  std::function<void(gpt::TransformerConfig&)> apply;  ///< the change, made to a configuration.
-  bool in_todays_block = false;  ///< one of the changes the last row makes together.
-  bool rate_checked = false;     ///< trained again at another learning rate.
+  std::vector<gpt::Variant> variants;  ///< the library's changes it makes (none: GPT-2's block).
+  bool rate_checked = false;           ///< trained again at another learning rate.
 };
 
 /// \brief SwiGLU's hidden width \f$h\f$ at GPT-2's parameter count: its three matrices hold
@@ -113,26 +113,23 @@ struct Change {
 /// \return \f$h\f$.
 arma::uword matched_swiglu_width();
 
-/// \brief Rotary positions (RoPE) instead of learned ones. \param c the configuration changed.
-void to_rotary(gpt::TransformerConfig& c);
-/// \brief Grouped-query attention, kGroupedKvHeads key/value heads. \param c changed.
-void to_grouped(gpt::TransformerConfig& c);
-/// \brief A sliding window of kWindow tokens. \param c changed.
-void to_window(gpt::TransformerConfig& c);
-/// \brief Multi-query attention: one key/value head. \param c changed.
-void to_multi_query(gpt::TransformerConfig& c);
-/// \brief RMSNorm instead of layer norm. \param c changed.
-void to_rms_norm(gpt::TransformerConfig& c);
-/// \brief SwiGLU instead of GELU, at matched_swiglu_width(). \param c changed.
-void to_swiglu(gpt::TransformerConfig& c);
+/// \brief The sizes of the experiment's changes: kGroupedKvHeads key/value heads, a window of
+///        kWindow, and SwiGLU at matched_swiglu_width(). \return them.
+gpt::VariantSizes variant_sizes();
 
-/// The comparison's rows: GPT-2's block first (unchanged), today's block (every change marked
-/// in_todays_block, together) last.
+/// The comparison's rows: GPT-2's block first (unchanged), today's block (every change of the
+/// rows between that is one of its own, together) last. Attention without biases, which the
+/// library has (gpt::Variant::no_attention_biases), is not among them: the experiment measures
+/// the changes it was designed for.
 extern const std::vector<Change> kChanges;
 
-/// \brief GPT-2's block with \p apply's change. \param apply a Change's. \return kGpt2Block,
-/// changed.
-gpt::TransformerConfig changed(const std::function<void(gpt::TransformerConfig&)>& apply);
+/// \brief GPT-2's block with these changes made. \param variants a Change's.
+/// \return kGpt2Block, changed by gpt::with() at variant_sizes().
+gpt::TransformerConfig changed(const std::vector<gpt::Variant>& variants);
+
+/// \brief Whether a row is one of today's changes alone: a single variant that the last row,
+///        today's block, makes among its own. \param change a row. \return whether it is.
+bool in_todays_block(const Change& change);
 
 /// \brief The changes' rows of kChanges, in order: all but the baseline's, row 0.
 /// \return 1, 2, ..., kChanges.size() - 1.

@@ -96,7 +96,7 @@ void the_pieces(attn::book::Chapter& ch) {
   fmt::print(ch.out, "cache, against the whole forward pass over the same {} tokens:\n",
              ch12::kGpt2Block.max_length);
   for (const ch12::Change& change : ch12::kChanges) {
-    const gpt::TransformerConfig c = ch12::changed(change.apply);
+    const gpt::TransformerConfig c = ch12::changed(change.variants);
     const gpt::TransformerWeights w = ch12::random_model(c, seed);
     arma::uvec text(c.max_length);  // any tokens will do
     for (arma::uword t = 0; t < text.n_elem; ++t)
@@ -121,13 +121,13 @@ void the_cache(attn::book::Chapter& ch) {
                                         .config = ch12::kGpt2Block,
                                         .colour = colour::blue},
                                        {.label = "grouped-query, 2",
-                                        .config = ch12::changed(ch12::to_grouped),
+                                        .config = ch12::changed({gpt::Variant::grouped_query}),
                                         .colour = colour::orange},
                                        {.label = "multi-query, 1",
-                                        .config = ch12::changed(ch12::to_multi_query),
+                                        .config = ch12::changed({gpt::Variant::multi_query}),
                                         .colour = colour::teal},
                                        {.label = "multi-head, window of 16",
-                                        .config = ch12::changed(ch12::to_window),
+                                        .config = ch12::changed({gpt::Variant::sliding_window}),
                                         .colour = colour::purple}};
   const arma::uword length = ch12::kGpt2Block.max_length;
   const arma::rowvec decoded = arma::regspace<arma::rowvec>(1, static_cast<double>(length));
@@ -149,7 +149,7 @@ void the_cache(attn::book::Chapter& ch) {
     for (arma::uword t = 0; t < length; ++t) {
       decoder.append(t % c.vocabulary);
       bytes(t) = static_cast<double>(decoder.cache_bytes());
-      const arma::uword held = c.window == 0 ? t + 1 : std::min(t + 1, c.window);
+      const arma::uword held = c.sliding_window == 0 ? t + 1 : std::min(t + 1, c.sliding_window);
       as_the_formula_says = as_the_formula_says && decoder.cache_bytes() == held * per_token;
     }
     fmt::print(ch.out, "  {:<30} {:>15} {:>18} {:>18}\n", choice.label, per_token,
@@ -161,7 +161,7 @@ void the_cache(attn::book::Chapter& ch) {
     series.push_back({.label = choice.label,
                       .y = bytes / kBytesPerKibibyte,
                       .colour = choice.colour,
-                      .dashed = c.window > 0});
+                      .dashed = c.sliding_window > 0});
   }
   const arma::rowvec& windowed = series.back().y;
   ch.checks.claim(fmt::format("the window's cache stops growing after {} tokens", ch12::kWindow),
@@ -263,7 +263,7 @@ void print_runs(attn::book::Chapter& ch, const std::vector<std::size_t>& columns
   if (with_parameters) {
     fmt::print(ch.out, "  {:<6}", "params");
     for (const std::size_t k : columns)
-      fmt::print(ch.out, "{:>{}}", gpt::parameter_count(ch12::changed(ch12::kChanges[k].apply)),
+      fmt::print(ch.out, "{:>{}}", gpt::parameter_count(ch12::changed(ch12::kChanges[k].variants)),
                  kColumn);
     fmt::print(ch.out, "\n");
   }
@@ -415,7 +415,7 @@ void the_interaction(attn::book::Chapter& ch, const std::vector<ch12::Result>& r
   std::vector<double> weights = {0.0};
   double alone = 0.0;  // the changes' differences from the baseline, each alone, added up
   for (std::size_t k = 1; k < ch12::kChanges.size(); ++k) {
-    if (!ch12::kChanges[k].in_todays_block)
+    if (!ch12::in_todays_block(ch12::kChanges[k]))
       continue;
     groups.push_back(attn::stats::summarise(ch12::final_bits(results, k, false)));
     weights.push_back(-1.0);

@@ -25,7 +25,7 @@ std::size_t kv_cache_bytes(const attn::gpt::TransformerConfig& config, std::size
     throw std::invalid_argument("kv_cache_bytes: a number takes at least one byte");
   const std::size_t d_k = config.d_model / h;
   const std::size_t per_token = 2 * config.layers * g * d_k * bytes_per_number;  // keys, values
-  const std::size_t window = config.window;
+  const std::size_t window = config.sliding_window;
   const std::size_t held = window == 0 ? tokens : std::min(tokens, window);
   return held * per_token;
 }

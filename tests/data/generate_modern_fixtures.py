@@ -13,7 +13,9 @@ tests (tests/lib/math/modern_layers_test.cpp and modern_attention_test.cpp):
   before each branch and at the end, attention with rotary positions, two key/value heads for
   four query heads and a window of three keys, the SwiGLU MLP, tied embeddings; its logits,
   loss and every parameter's gradient on one sentence, named as attn::gpt::parameters() names
-  them. GPT-2's block, the same model with the other choices, is checked against PyTorch by
+  them; and the same model with attention without biases (nn.Linear(..., bias=False), as in
+  Llama and Mistral), its blocks named "gpt_no_biases ..." (attn::gpt's attention_biases =
+  false). GPT-2's block, the same model with the other choices, is checked against PyTorch by
   generate_gpt_fixtures.py.
 - tests/golden/ch12_todays_attention.torch.txt: the lines of chapter 12's worked example (its
   draws from numpy's default_rng(2026), in the chapter's order: the tokens, W_Q, W_K, W_V, W_O,
@@ -153,13 +155,13 @@ class TodayBlock(torch.nn.Module):
     """A pre-norm block of today's choices: PyTorch's own RMSNorm, Linear and SDPA, with the
     rotary positions of rope() above, written out."""
 
-    def __init__(self, kv_heads, window):
+    def __init__(self, kv_heads, window, bias):
         super().__init__()
-        self.kv_heads, self.window = kv_heads, window
+        self.kv_heads, self.window, self.bias = kv_heads, window, bias
         self.ln1, self.ln2 = torch.nn.RMSNorm(D, eps=EPS), torch.nn.RMSNorm(D, eps=EPS)
-        self.q, self.o = torch.nn.Linear(D, D), torch.nn.Linear(D, D)
-        self.k = torch.nn.Linear(D, kv_heads * D_K)
-        self.v = torch.nn.Linear(D, kv_heads * D_K)
+        self.q, self.o = torch.nn.Linear(D, D, bias=bias), torch.nn.Linear(D, D, bias=bias)
+        self.k = torch.nn.Linear(D, kv_heads * D_K, bias=bias)
+        self.v = torch.nn.Linear(D, kv_heads * D_K, bias=bias)
         self.gate = torch.nn.Linear(D, D_FF, bias=False)
         self.up = torch.nn.Linear(D, D_FF, bias=False)
         self.down = torch.nn.Linear(D_FF, D, bias=False)
@@ -182,28 +184,30 @@ class TodayBlock(torch.nn.Module):
     def named(self, prefix):
         """(our name, tensor, to our layout) in attn::gpt::parameters()'s order."""
         t, same = transposed, as_is  # ours are the transposes of nn.Linear's weights
-        return [(prefix + "ln1.gamma", self.ln1.weight, same),
-                (prefix + "attention.W_Q", self.q.weight, t),
-                (prefix + "attention.W_K", self.k.weight, t),
-                (prefix + "attention.W_V", self.v.weight, t),
-                (prefix + "attention.W_O", self.o.weight, t),
-                (prefix + "attention.b_Q", self.q.bias, same),
-                (prefix + "attention.b_K", self.k.bias, same),
-                (prefix + "attention.b_V", self.v.bias, same),
-                (prefix + "attention.b_O", self.o.bias, same),
-                (prefix + "ln2.gamma", self.ln2.weight, same),
-                (prefix + "swiglu.W_gate", self.gate.weight, t),
-                (prefix + "swiglu.W_up", self.up.weight, t),
-                (prefix + "swiglu.W_down", self.down.weight, t)]
+        biases = [(prefix + "attention.b_Q", self.q.bias, same),
+                  (prefix + "attention.b_K", self.k.bias, same),
+                  (prefix + "attention.b_V", self.v.bias, same),
+                  (prefix + "attention.b_O", self.o.bias, same)] if self.bias else []
+        return ([(prefix + "ln1.gamma", self.ln1.weight, same),
+                 (prefix + "attention.W_Q", self.q.weight, t),
+                 (prefix + "attention.W_K", self.k.weight, t),
+                 (prefix + "attention.W_V", self.v.weight, t),
+                 (prefix + "attention.W_O", self.o.weight, t)]
+                + biases
+                + [(prefix + "ln2.gamma", self.ln2.weight, same),
+                   (prefix + "swiglu.W_gate", self.gate.weight, t),
+                   (prefix + "swiglu.W_up", self.up.weight, t),
+                   (prefix + "swiglu.W_down", self.down.weight, t)])
 
 
 GPT_V, GPT_LAYERS, GPT_KV, GPT_WINDOW, GPT_MAX = 11, 2, 2, 3, 8
 
 
-def today_gpt(blocks, rng):
-    """Embedding, two TodayBlocks, a final RMSNorm and the tied output layer, on one sentence."""
+def today_gpt(blocks, rng, model="gpt", bias=True):
+    """Embedding, two TodayBlocks, a final RMSNorm and the tied output layer, on one sentence;
+    its attention's four nn.Linear with biases or without (bias=False, as Llama's)."""
     embedding = torch.nn.Parameter(tensor(rng, GPT_V, D, scale=0.5))
-    layers = [TodayBlock(GPT_KV, GPT_WINDOW) for _ in range(GPT_LAYERS)]
+    layers = [TodayBlock(GPT_KV, GPT_WINDOW, bias) for _ in range(GPT_LAYERS)]
     final = torch.nn.RMSNorm(D, eps=EPS)
     named = [("embedding", embedding, as_is)]
     for l, block in enumerate(layers):
@@ -221,13 +225,13 @@ def today_gpt(blocks, rng):
     logits = final(x) @ embedding.T
     loss = F.cross_entropy(logits, targets)
     loss.backward()
-    blocks.add("gpt config", [GPT_V, D, H, GPT_LAYERS, D_FF, GPT_MAX, GPT_KV, GPT_WINDOW])
-    blocks.add("gpt sentence", sentence.astype(np.float64))
-    blocks.add("gpt logits", logits)
-    blocks.add("gpt loss", [loss.item()])
+    blocks.add(f"{model} config", [GPT_V, D, H, GPT_LAYERS, D_FF, GPT_MAX, GPT_KV, GPT_WINDOW])
+    blocks.add(f"{model} sentence", sentence.astype(np.float64))
+    blocks.add(f"{model} logits", logits)
+    blocks.add(f"{model} loss", [loss.item()])
     for name, param, ours in named:
-        blocks.add(f"gpt weight {name}", ours(param))
-        blocks.add(f"gpt gradient {name}", ours(param.grad))
+        blocks.add(f"{model} weight {name}", ours(param))
+        blocks.add(f"{model} gradient {name}", ours(param.grad))
 
 
 # (name, key/value heads, window or None, rotary)
@@ -305,6 +309,7 @@ def main():
     for case in ATTENTION_CASES:
         attention_case(blocks, rng, *case)
     today_gpt(blocks, rng)
+    today_gpt(blocks, rng, "gpt_no_biases", bias=False)
     text = (f"# chapter 12's pieces, torch {torch.__version__}, numpy {np.__version__}\n"
             + "\n".join(blocks.lines) + "\n")
     ok = check_or_write_blocks(OUT, text, blocks.values)

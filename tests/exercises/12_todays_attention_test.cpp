@@ -34,8 +34,11 @@ constexpr std::size_t kFp16 = 2, kFp32 = 4, kDouble = 8;
 // The attention's shape of a model: only what its cache depends on is set.
 gpt::TransformerConfig shape(arma::uword layers, arma::uword heads, arma::uword d_model,
                              arma::uword kv_heads = 0, arma::uword window = 0) {
-  return {
-      .d_model = d_model, .heads = heads, .layers = layers, .kv_heads = kv_heads, .window = window};
+  return {.d_model = d_model,
+          .heads = heads,
+          .layers = layers,
+          .kv_heads = kv_heads,
+          .sliding_window = window};
 }
 
 // Llama 2 7B, Llama 2 70B and Mistral 7B: their config.json's layers, heads, key/value heads,
@@ -48,7 +51,7 @@ const gpt::TransformerConfig kMistral7B = shape(32, 32, 4096, 8, 4096);
 std::string sizes(const gpt::TransformerConfig& c) {
   std::ostringstream text;
   text << "L = " << c.layers << ", h = " << c.heads << ", kv_heads = " << c.kv_heads
-       << ", d = " << c.d_model << ", window = " << c.window;
+       << ", d = " << c.d_model << ", window = " << c.sliding_window;
   return text.str();
 }
 
@@ -88,7 +91,7 @@ gpt::TransformerConfig random_config(attn::numpy::Generator& rng) {
                            .positions = positions[pick(4)],
                            .tied_embeddings = pick(2) == 0};
   c.kv_heads = kv_choices[pick(kv_choices.size())];
-  c.window = pick(2) == 0 ? 0 : 1 + pick(max_length + 1);  // up to one past max_length
+  c.sliding_window = pick(2) == 0 ? 0 : 1 + pick(max_length + 1);  // up to one past max_length
   c.norm = pick(2) == 0 ? gpt::Norm::layer_norm : gpt::Norm::rms_norm;
   c.mlp = pick(2) == 0 ? gpt::Mlp::gelu : gpt::Mlp::swiglu;
   return c;
@@ -164,7 +167,7 @@ TEST(Exercise12_1, Gpt2AndTheChaptersModelsByHand) {
   block.kv_heads = 1;
   EXPECT_TRUE(cache_is("the chapter's multi-query block", block, 1, kDouble, 512));
   block.kv_heads = 0;
-  block.window = 16;
+  block.sliding_window = 16;
   EXPECT_TRUE(cache_is("the chapter's windowed block", block, 10, kDouble, 20480));
   EXPECT_TRUE(cache_is("the chapter's windowed block", block, 64, kDouble, 32768))
       << "a window of 16: after 64 tokens the cache holds 16";

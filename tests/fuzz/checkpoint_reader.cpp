@@ -75,7 +75,7 @@ gpt::NextBatch batches() {
 }
 
 // A measurement of both kinds that costs nothing: the embedding's size and its square.
-gpt::Measurement measure(const gpt::TransformerWeights& w) {
+gpt::Measurement measure(const gpt::TransformerWeights& w, gpt::Step&) {
   const double size = arma::accu(arma::abs(w.embedding));
   return {.held_out = size, .training = size * size};
 }

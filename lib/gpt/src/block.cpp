@@ -28,12 +28,15 @@ MlpHalf mlp_half(const BlockWeights& b, const TransformerConfig& c, const arma::
   MlpHalf half;
   half.ln2 = normalise(c.norm, middle, b.ln2_gamma, b.ln2_beta);
   arma::mat branch;
-  if (c.mlp == Mlp::gelu) {
-    half.mlp = math::feed_forward(half.ln2.y(), b.mlp);
-    branch = half.mlp.y;
-  } else {
-    half.swiglu = math::swiglu(half.ln2.y(), b.swiglu);
-    branch = half.swiglu.y;
+  switch (c.mlp) {
+    case Mlp::gelu:
+      half.mlp = math::feed_forward(half.ln2.y(), b.mlp);
+      branch = half.mlp.y;
+      break;
+    case Mlp::swiglu:
+      half.swiglu = math::swiglu(half.ln2.y(), b.swiglu);
+      branch = half.swiglu.y;
+      break;
   }
   half.output = middle + dropping.apply(std::move(branch), half.keep);  // residual
   return half;
@@ -85,25 +88,46 @@ NormForward normalise(Norm kind, const arma::mat& x, const arma::rowvec& gamma,
                       const arma::rowvec& beta) {
   NormForward f;
   f.kind = kind;
-  if (kind == Norm::layer_norm)
-    f.layer = math::layer_norm(x, gamma, beta);
-  else
-    f.rms = math::rms_norm(x, gamma);
+  switch (kind) {
+    case Norm::layer_norm:
+      f.layer = math::layer_norm(x, gamma, beta);
+      break;
+    case Norm::rms_norm:
+      f.rms = math::rms_norm(x, gamma);
+      break;
+  }
   return f;
+}
+
+const arma::mat& NormForward::y() const {
+  switch (kind) {
+    case Norm::layer_norm:
+      return layer.y;
+    case Norm::rms_norm:
+      return rms.y;
+  }
+  throw math::InputError(fmt::format("NormForward: {} is not a norm", static_cast<int>(kind)));
 }
 
 NormGradients normalise_backward(const NormForward& f, const arma::rowvec& gamma,
                                  const arma::mat& dy) {
-  if (f.kind == Norm::layer_norm) {
-    math::LayerNormGradients g = math::layer_norm_backward(f.layer, gamma, dy);
-    return {.dx = std::move(g.dx), .dgamma = std::move(g.dgamma), .dbeta = std::move(g.dbeta)};
+  switch (f.kind) {
+    case Norm::layer_norm: {
+      math::LayerNormGradients g = math::layer_norm_backward(f.layer, gamma, dy);
+      return {.dx = std::move(g.dx), .dgamma = std::move(g.dgamma), .dbeta = std::move(g.dbeta)};
+    }
+    case Norm::rms_norm: {
+      math::RmsNormGradients g = math::rms_norm_backward(f.rms, gamma, dy);
+      return {.dx = std::move(g.dx), .dgamma = std::move(g.dgamma), .dbeta = {}};
+    }
   }
-  math::RmsNormGradients g = math::rms_norm_backward(f.rms, gamma, dy);
-  return {.dx = std::move(g.dx), .dgamma = std::move(g.dgamma), .dbeta = {}};
+  throw math::InputError(
+      fmt::format("normalise_backward: {} is not a norm", static_cast<int>(f.kind)));
 }
 
 math::Mask attention_mask(const TransformerConfig& c, arma::uword n) {
-  return c.window == 0 ? math::Mask::causal(n) : math::Mask::causal_window(n, c.window);
+  return c.sliding_window == 0 ? math::Mask::causal(n)
+                               : math::Mask::causal_window(n, c.sliding_window);
 }
 
 BlockForward block_forward(const BlockWeights& b, const TransformerConfig& c, const arma::mat& x,
@@ -117,7 +141,7 @@ BlockForward block_forward(const BlockWeights& b, const TransformerConfig& c, co
     const arma::mat a = s.ln1.y().rows(r.first, r.last);
     const math::Mask mask = attention_mask(c, r.count());
     s.attention.push_back(
-        c.positions == Positions::rotary
+        rotates(c.positions)
             ? math::multi_head_attention(a, a, a, b.attention, mask, sequence_positions(r.count()))
             : math::multi_head_attention(a, a, a, b.attention, mask));
     attended.rows(r.first, r.last) = s.attention.back().output;
@@ -146,14 +170,20 @@ BlockGradients block_backward(const BlockWeights& b, const TransformerConfig& c,
   const arma::mat d_branch = undrop(d_output, s.mlp_keep);
   BlockWeights grads;
   arma::mat d_ln2;
-  if (c.mlp == Mlp::gelu) {
-    math::FeedForwardGradients mlp = math::feed_forward_backward(s.ln2.y(), b.mlp, s.mlp, d_branch);
-    grads.mlp = std::move(mlp.dW);
-    d_ln2 = std::move(mlp.dx);
-  } else {
-    math::SwiGluGradients mlp = math::swiglu_backward(s.ln2.y(), b.swiglu, s.swiglu, d_branch);
-    grads.swiglu = std::move(mlp.dW);
-    d_ln2 = std::move(mlp.dx);
+  switch (c.mlp) {
+    case Mlp::gelu: {
+      math::FeedForwardGradients mlp =
+          math::feed_forward_backward(s.ln2.y(), b.mlp, s.mlp, d_branch);
+      grads.mlp = std::move(mlp.dW);
+      d_ln2 = std::move(mlp.dx);
+      break;
+    }
+    case Mlp::swiglu: {
+      math::SwiGluGradients mlp = math::swiglu_backward(s.ln2.y(), b.swiglu, s.swiglu, d_branch);
+      grads.swiglu = std::move(mlp.dW);
+      d_ln2 = std::move(mlp.dx);
+      break;
+    }
   }
   const NormGradients ln2 = normalise_backward(s.ln2, b.ln2_gamma, d_ln2);
   const arma::mat du = d_output + ln2.dx;
@@ -192,7 +222,7 @@ arma::mat block_step(const BlockWeights& b, const TransformerConfig& c, const ar
   const arma::vec at{static_cast<double>(position)};
   // RoPE turns a head's query and key at the token's position, as multi_head_attention() does.
   const auto turned = [&](const arma::rowvec& head) -> arma::rowvec {
-    if (c.positions != Positions::rotary)
+    if (!rotates(c.positions))
       return head;
     return math::rotary(head, at);
   };

@@ -142,19 +142,22 @@ std::string run_fingerprint(const TransformerConfig& m, const TrainingSettings& 
   std::string merges;
   for (const text::Merge& merge : tokenizer.merges())
     merges += fmt::format("{} {}\n", merge.left, merge.right);
-  return fmt::format(
-      "vocabulary {}\nd_model {}\nheads {}\nlayers {}\nd_ff {}\nmax_length {}\n"
-      "positions {}\ntied {}\ndropout {}\nkv_heads {}\nwindow {}\nnorm {}\nmlp {}\n"
-      "steps {}\nbatch {}\npeak_learning_rate {}\nfinal_learning_rate {}\n"
-      "warmup_steps {}\nweight_decay {}\nbetas {} {}\nclip_norm {}\nevaluate_every {}\n"
-      "evaluate_at_start {}\nseed {}\nprecision {}\nmerges {:016x}\ntraining_text {:016x}\n"
-      "evaluation {}\n",
-      m.vocabulary, m.d_model, m.heads, m.layers, m.d_ff, m.max_length, to_string(m.positions),
-      m.tied_embeddings, m.dropout, m.kv_heads, m.window, to_string(m.norm), to_string(m.mlp),
-      s.steps, s.batch, s.peak_learning_rate, s.final_learning_rate, s.warmup_steps, s.weight_decay,
-      s.beta1, s.beta2, s.clip_norm, s.evaluate_every, s.evaluate_at_start, s.seed,
-      s.precision == Precision::float32 ? "float32" : "float64", fnv1a(merges), fnv1a(training),
-      evaluation);
+  std::string groups = fmt::format("parameter_groups {}\n", s.groups.size());
+  for (const ParameterGroup& g : s.groups)
+    groups += g.frozen ? fmt::format("group \"{}\" frozen\n", g.prefix)
+                       : fmt::format("group \"{}\" rate_factor {} weight_decay {}\n", g.prefix,
+                                     g.rate_factor, g.weight_decay.value_or(s.weight_decay));
+  return describe(m) +
+         fmt::format(
+             "steps {}\nbatch {}\npeak_learning_rate {}\nfinal_learning_rate {}\n"
+             "warmup_steps {}\nweight_decay {}\nbetas {} {}\nclip_norm {}\nevaluate_every {}\n"
+             "evaluate_at_start {}\nseed {}\nprecision {}\n",
+             s.steps, s.batch, s.peak_learning_rate, s.final_learning_rate, s.warmup_steps,
+             s.weight_decay, s.beta1, s.beta2, s.clip_norm, s.evaluate_every, s.evaluate_at_start,
+             s.seed, to_string(s.precision)) +
+         groups +
+         fmt::format("merges {:016x}\ntraining_text {:016x}\nevaluation {}\n", fnv1a(merges),
+                     fnv1a(training), evaluation);
 }
 
 void save_checkpoint(const std::string& path, const std::string& fingerprint,
@@ -315,7 +318,7 @@ std::string where(const arma::mat& m, arma::uword k) {
 // train() would have left at the state's step. Each refusal names the file, the field and the
 // values that disagree.
 void check_state(const std::string& path, const TrainingState& state,
-                 const TrainingSettings& settings, const std::vector<Parameter>& parameters) {
+                 const TrainingSettings& settings, const std::vector<Parameter>& trained) {
   const auto refuse = [&path](const std::string& what) {
     throw math::InputError(fmt::format("{}: {}", path, what));
   };
@@ -336,11 +339,11 @@ void check_state(const std::string& path, const TrainingState& state,
         fmt::format("the checkpoint's AdamW step count is {} but its step is {} (AdamW steps "
                     "once a training step)",
                     state.optimizer.steps, t));
-  const std::size_t pairs = t > 0 ? parameters.size() : 0;
+  const std::size_t pairs = t > 0 ? trained.size() : 0;
   if (state.optimizer.first.size() != pairs)
     refuse(
         fmt::format("the checkpoint holds {} pairs of AdamW moments at step {}, where a run "
-                    "holds {} (none before its first step, one a parameter after it)",
+                    "holds {} (none before its first step, one a trained parameter after it)",
                     state.optimizer.first.size(), t, pairs));
 
   for (std::size_t k = 0; k < state.history.size(); ++k) {
@@ -431,13 +434,13 @@ void check_state(const std::string& path, const TrainingState& state,
         refuse(
             fmt::format("the checkpoint's second moment of {} holds {} at {}; a mean of "
                         "squared gradients is never negative",
-                        parameters[i].name, v(k), where(v, k)));
+                        trained[i].name, v(k), where(v, k)));
       if (!(std::abs(m(k)) <= bound * std::sqrt(v(k)) + 1e-150))
         refuse(fmt::format(
             "the checkpoint's first moment of {} holds {} at {}, where its second "
             "moment holds {}: after {} AdamW steps with betas {} and {}, |m| is at "
             "most {:.4g} √v",
-            parameters[i].name, m(k), where(m, k), v(k), t, settings.beta1, settings.beta2, bound));
+            trained[i].name, m(k), where(m, k), v(k), t, settings.beta1, settings.beta2, bound));
     }
   }
 }
@@ -505,21 +508,25 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
           fmt::format("{}: the checkpoint has {} where this model has {}", path, name, p.name));
     *p.value = r.matrix(p.name, *p.value, kLargestCheckpointWeight);
   }
+  // AdamW keeps moments for the parameters the run trains: all, unless a group freezes some.
+  std::vector<Parameter> trained;
+  for (const TrainedParameter& p : trained_parameters(state.weights, settings))
+    trained.push_back(p.parameter);
   const auto moments = r.number<std::uint64_t>();
-  if (moments != 0 && moments != parameters.size())
-    throw math::InputError(fmt::format("{}: {} optimiser moments for {} parameters", path, moments,
-                                       parameters.size()));
+  if (moments != 0 && moments != trained.size())
+    throw math::InputError(fmt::format("{}: {} optimiser moments for {} trained parameters", path,
+                                       moments, trained.size()));
   constexpr double kAny = std::numeric_limits<double>::infinity();
   for (std::size_t k = 0; k < moments; ++k) {
     state.optimizer.first.push_back(
-        r.matrix(parameters[k].name + " (first moment)", *parameters[k].value, kAny));
+        r.matrix(trained[k].name + " (first moment)", *trained[k].value, kAny));
     state.optimizer.second.push_back(
-        r.matrix(parameters[k].name + " (second moment)", *parameters[k].value, kAny));
+        r.matrix(trained[k].name + " (second moment)", *trained[k].value, kAny));
   }
   if (r.at != body.size())
     throw math::InputError(
         fmt::format("{}: {} bytes after the checkpoint's last field", path, body.size() - r.at));
-  check_state(path, state, settings, parameters);
+  check_state(path, state, settings, trained);
   return state;
 }
 

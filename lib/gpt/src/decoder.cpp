@@ -15,8 +15,9 @@ Decoder::Decoder(const TransformerWeights& weights) : weights_(&weights) {
   check_weights(weights);
   const TransformerConfig& c = weights.config;
   const arma::uword d_k = c.d_model / c.heads;
-  caches_.assign(weights.blocks.size(),
-                 std::vector<math::KVCache>(key_value_heads(c), math::KVCache(d_k, d_k, c.window)));
+  caches_.assign(
+      weights.blocks.size(),
+      std::vector<math::KVCache>(key_value_heads(c), math::KVCache(d_k, d_k, c.sliding_window)));
 }
 
 arma::uword Decoder::cache_bytes() const {
@@ -62,7 +63,7 @@ Continuation decode(const TransformerWeights& weights, const arma::uvec& prompt,
                       "outside a vocabulary of {}",
                       prompt(i), i, weights.config.vocabulary));
   //! [generation]
-  const arma::uword window = weights.config.max_length;
+  const arma::uword context = weights.config.max_length;
   const arma::uword kept = kept_context(weights.config);
   Continuation out;
   std::vector<arma::uword> text(prompt.begin(), prompt.end());
@@ -75,7 +76,7 @@ Continuation decode(const TransformerWeights& weights, const arma::uvec& prompt,
       logits = decoder.append(text[i]);
     return logits;
   };
-  const std::size_t start = prompt.n_elem > window ? prompt.n_elem - kept : 0;
+  const std::size_t start = prompt.n_elem > context ? prompt.n_elem - kept : 0;
   out.prompt_read = prompt.n_elem - start;
   const bool ends_with_stop = stop && text.back() == *stop;
   std::vector<arma::uword> added;
@@ -86,7 +87,7 @@ Continuation decode(const TransformerWeights& weights, const arma::uvec& prompt,
     added.push_back(next);
     if (k + 1 == count || (stop && next == *stop))
       break;
-    if (decoder.size() == window) {  // no position left: restart on the last `kept` tokens
+    if (decoder.size() == context) {  // no position left: restart on the last `kept` tokens
       ++out.restarts;
       logits = read_from(text.size() - kept);
     } else {

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <string>
 #include <vector>
 
 namespace attn::gpt {
@@ -27,20 +28,27 @@ using fast::Output;
 // The model's norm, layer norm or RMSNorm (which ignores β, empty), through attn::fast's kernels.
 void normalise(Norm kind, const fmat& x, const fvec& gamma, const fvec& beta,
                fast::Normalised& out) {
-  if (kind == Norm::layer_norm)
-    fast::layer_norm_forward(x, gamma, beta, out);
-  else
-    fast::rms_norm_forward(x, gamma, out);
+  switch (kind) {
+    case Norm::layer_norm:
+      fast::layer_norm_forward(x, gamma, beta, out);
+      break;
+    case Norm::rms_norm:
+      fast::rms_norm_forward(x, gamma, out);
+      break;
+  }
 }
 
 // Its backward pass: dx += ∂L/∂x, and dγ, dβ (left empty with RMSNorm).
 void normalise_backward(Norm kind, const fast::Normalised& f, const fvec& gamma, const fmat& dy,
                         fmat& dx, fvec& dgamma, fvec& dbeta) {
-  if (kind == Norm::layer_norm) {
-    fast::layer_norm_backward(f, gamma, dy, dx, dgamma, dbeta);
-  } else {
-    fast::rms_norm_backward(f, gamma, dy, dx, dgamma);
-    dbeta.reset();
+  switch (kind) {
+    case Norm::layer_norm:
+      fast::layer_norm_backward(f, gamma, dy, dx, dgamma, dbeta);
+      break;
+    case Norm::rms_norm:
+      fast::rms_norm_backward(f, gamma, dy, dx, dgamma);
+      dbeta.reset();
+      break;
   }
 }
 
@@ -104,7 +112,7 @@ struct Float32Step::Work {
         layout{.heads = c.heads,
                .kv_heads = key_value_heads(c),
                .d_head = c.d_model / c.heads,
-               .window = c.window},
+               .window = c.sliding_window},
         activations(c.layers) {}
 
   void load(const TransformerWeights& w);
@@ -117,32 +125,20 @@ struct Float32Step::Work {
 
 void Float32Step::Work::load(const TransformerWeights& w) {
   check_weights(w);
-  const TransformerConfig& c = w.config;
-  if (c.vocabulary != config.vocabulary || c.d_model != config.d_model || c.heads != config.heads ||
-      c.layers != config.layers || c.d_ff != config.d_ff || c.max_length != config.max_length ||
-      c.positions != config.positions || c.tied_embeddings != config.tied_embeddings ||
-      key_value_heads(c) != layout.kv_heads || c.window != config.window || c.norm != config.norm ||
-      c.mlp != config.mlp)
-    throw math::ShapeError(fmt::format(
-        "Float32Step: the weights are of a model with V = {}, d = {}, {} heads ({} key/value), "
-        "{} layers, d_ff = {}, max_length = {}, positions {}, window {}, {}, {}; this step was "
-        "made for V = {}, d = {}, {} heads ({} key/value), {} layers, d_ff = {}, max_length = {}, "
-        "positions {}, window {}, {}, {}",
-        c.vocabulary, c.d_model, c.heads, key_value_heads(c), c.layers, c.d_ff, c.max_length,
-        to_string(c.positions), c.window, to_string(c.norm), to_string(c.mlp), config.vocabulary,
-        config.d_model, config.heads, layout.kv_heads, config.layers, config.d_ff,
-        config.max_length, to_string(config.positions), config.window, to_string(config.norm),
-        to_string(config.mlp)));
+  if (w.config != config)
+    throw math::ShapeError(
+        fmt::format("Float32Step: the weights are of another model than this step was made for: {}",
+                    difference(w.config, config)));
   float32::check_blocks(w);
   float32::round_into(embedding, w.embedding);
   embedding_columns = embedding.t();
-  if (c.positions == Positions::learned) {
+  if (learns_positions(config.positions)) {
     float32::round_into(position_rows, w.position_embedding);
     position_columns = position_rows.t();
   }
   blocks.resize(w.blocks.size());
   for (uword l = 0; l < blocks.size(); ++l)
-    float32::round_into(blocks[l], w.blocks[l], config.mlp);
+    float32::round_into(blocks[l], w.blocks[l], config);
   float32::round_into(lnf_gamma, w.lnf_gamma);
   float32::round_into(lnf_beta, w.lnf_beta);
 }
@@ -176,7 +172,7 @@ void Float32Step::Work::prepare(const PackedBatch& batch) {
 void Float32Step::Work::forward(const PackedBatch& batch) {
   fast::embedding_forward(embedding_columns, position_columns, batch.tokens, positions, stream);
   const Norm norm = config.norm;
-  const bool rotary = config.positions == Positions::rotary;
+  const bool rotary = rotates(config.positions);
   const uword turned = layout.heads + layout.kv_heads;  // RoPE turns Q's and K's heads
   //! [float32-block]
   for (uword l = 0; l < blocks.size(); ++l) {
@@ -190,10 +186,14 @@ void Float32Step::Work::forward(const PackedBatch& batch) {
     fast::linear_forward(b.W_O, b.b_O, a.attended, stream, Output::add);  // u = x + W_Oᵀ O + b_O
     normalise(norm, stream, b.ln2_gamma, b.ln2_beta, a.ln2);
     fast::linear_forward(b.W1, b.b1, a.ln2.y, a.pre);  // SwiGLU: gate and up, no biases
-    if (config.mlp == Mlp::gelu)
-      fast::gelu_forward(a.pre, a.gelu, a.hidden);
-    else
-      fast::swiglu_forward(a.pre, a.swiglu, a.hidden);
+    switch (config.mlp) {
+      case Mlp::gelu:
+        fast::gelu_forward(a.pre, a.gelu, a.hidden);
+        break;
+      case Mlp::swiglu:
+        fast::swiglu_forward(a.pre, a.swiglu, a.hidden);
+        break;
+    }
     fast::linear_forward(b.W2, b.b2, a.hidden, stream, Output::add);  // x' = u + W2ᵀ hidden + b2
   }
   normalise(norm, stream, lnf_gamma, lnf_beta, lnf);
@@ -212,8 +212,9 @@ void Float32Step::Work::backward(const PackedBatch& batch) {
   fast::cross_entropy_backward(logits, exp_sums, batch.targets);  // ∂L/∂z, in place
   const fmat& dlogits = logits;
   const Norm norm = config.norm;
-  const bool rotary = config.positions == Positions::rotary;
-  const bool gelu_mlp = config.mlp == Mlp::gelu;
+  const bool rotary = rotates(config.positions);
+  const bool mlp_biases = has_biases(config.mlp);
+  const bool attention_biases = config.attention_biases;
   const uword turned = layout.heads + layout.kv_heads;
   d_blocks.resize(blocks.size());
   // z = E y is the tied output layer: E (V × d) as it is, not a linear layer's Wᵀ.
@@ -229,20 +230,28 @@ void Float32Step::Work::backward(const PackedBatch& batch) {
     const BlockActivations& a = activations[l];
     // x' = u + W2ᵀ hidden(W1ᵀ Norm2(u) + b1) + b2 (no biases with SwiGLU): d_stream holds
     // ∂L/∂x'.
-    fast::linear_backward(b.W2, a.hidden, d_stream, g.W2, gelu_mlp ? &g.b2 : nullptr, d_hidden);
-    if (gelu_mlp)
-      fast::gelu_backward(a.pre, a.gelu, d_hidden);  // in place: ∂L/∂h
-    else
-      fast::swiglu_backward(a.pre, a.swiglu, d_hidden, d_pre);  // ∂L/∂(gate, up)
-    const fmat& d_in = gelu_mlp ? d_hidden : d_pre;
-    fast::linear_backward(b.W1, a.ln2.y, d_in, g.W1, gelu_mlp ? &g.b1 : nullptr, d_branch);
+    fast::linear_backward(b.W2, a.hidden, d_stream, g.W2, mlp_biases ? &g.b2 : nullptr, d_hidden);
+    const fmat* d_in = nullptr;  // ∂L/∂(what W1 made)
+    switch (config.mlp) {
+      case Mlp::gelu:
+        fast::gelu_backward(a.pre, a.gelu, d_hidden);  // in place: ∂L/∂h
+        d_in = &d_hidden;
+        break;
+      case Mlp::swiglu:
+        fast::swiglu_backward(a.pre, a.swiglu, d_hidden, d_pre);  // ∂L/∂(gate, up)
+        d_in = &d_pre;
+        break;
+    }
+    fast::linear_backward(b.W1, a.ln2.y, *d_in, g.W1, mlp_biases ? &g.b1 : nullptr, d_branch);
     normalise_backward(norm, a.ln2, b.ln2_gamma, d_branch, d_stream, g.ln2_gamma, g.ln2_beta);
     // u = x + W_Oᵀ attention(W_QKVᵀ Norm1(x) + b_QKV) + b_O: d_stream now holds ∂L/∂u.
-    fast::linear_backward(b.W_O, a.attended, d_stream, g.W_O, &g.b_O, d_attended);
+    fast::linear_backward(b.W_O, a.attended, d_stream, g.W_O, attention_biases ? &g.b_O : nullptr,
+                          d_attended);
     fast::attention_backward(a.qkv, sentences, layout, a.probs, d_attended, d_qkv, d_scores);
     if (rotary)
       fast::rope_backward(d_qkv, turned, rope, positions);  // the turned Q and K, turned back
-    fast::linear_backward(b.W_QKV, a.ln1.y, d_qkv, g.W_QKV, &g.b_QKV, d_branch);
+    fast::linear_backward(b.W_QKV, a.ln1.y, d_qkv, g.W_QKV, attention_biases ? &g.b_QKV : nullptr,
+                          d_branch);
     normalise_backward(norm, a.ln1, b.ln1_gamma, d_branch, d_stream, g.ln1_gamma, g.ln1_beta);
   }
   // x⁽⁰⁾ᵢ = E_tᵢ + P_pᵢ; E is also the output layer, whose gradient dE already holds.
@@ -254,7 +263,7 @@ void Float32Step::Work::backward(const PackedBatch& batch) {
 void Float32Step::Work::widen_gradients(TransformerWeights& g) const {
   g.config = config;
   float32::widen_into(g.embedding, d_embedding);
-  if (config.positions == Positions::learned)
+  if (learns_positions(config.positions))
     float32::widen_into(g.position_embedding, fmat(d_position_columns.t()));
   g.blocks.resize(d_blocks.size());
   for (uword l = 0; l < d_blocks.size(); ++l)
@@ -263,24 +272,38 @@ void Float32Step::Work::widen_gradients(TransformerWeights& g) const {
   float32::widen_into(g.lnf_beta, d_lnf_beta);  // empty with RMSNorm
 }
 
+std::string Float32Step::refusal(const TransformerConfig& config) {
+  if (!config.tied_embeddings)
+    return "tied_embeddings false: the model's output layer is not tied to its embedding; the "
+           "float32 step computes tied models only (transformer_step() computes both)";
+  if (config.dropout != 0.0)
+    return fmt::format("dropout {}: the float32 step computes no dropout (transformer_step() does)",
+                       config.dropout);
+  return "";
+}
+
+bool Float32Step::supports(const TransformerConfig& config) {
+  return refusal(config).empty();
+}
+
 Float32Step::Float32Step(const TransformerConfig& config) {
   check_config(config);
-  if (!config.tied_embeddings)
-    throw math::InputError(
-        "Float32Step: the model's output layer is not tied to its embedding; the float32 "
-        "step computes tied models only (transformer_step() computes both)");
-  if (config.dropout != 0.0)
-    throw math::InputError(fmt::format(
-        "Float32Step: the model drops out at rate {}; the float32 step computes no dropout "
-        "(transformer_step() does)",
-        config.dropout));
+  if (const std::string why = refusal(config); !why.empty())
+    throw math::InputError("Float32Step: " + why);
   work_ = std::make_unique<Work>(config);
-  if (config.positions == Positions::sinusoidal)
-    work_->position_columns =
-        arma::conv_to<fmat>::from(math::sinusoidal_positions(config.max_length, config.d_model))
-            .t();
-  if (config.positions == Positions::rotary)
-    work_->rope = fast::rope_tables(work_->layout.d_head, config.max_length);
+  switch (config.positions) {
+    case Positions::sinusoidal:
+      work_->position_columns =
+          arma::conv_to<fmat>::from(math::sinusoidal_positions(config.max_length, config.d_model))
+              .t();
+      break;
+    case Positions::rotary:
+      work_->rope = fast::rope_tables(work_->layout.d_head, config.max_length);
+      break;
+    case Positions::learned:  // rounded from the weights at each step
+    case Positions::none:
+      break;
+  }
 }
 
 Float32Step::~Float32Step() = default;

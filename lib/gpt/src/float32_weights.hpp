@@ -19,8 +19,8 @@ struct Block {
   arma::fmat W2;         ///< (d_ff × d): GELU's W2 or SwiGLU's W_down.
   arma::fvec ln1_gamma;  ///< (d): the first norm's scale.
   arma::fvec ln1_beta;   ///< (d): its shift (none with RMSNorm).
-  arma::fvec b_QKV;      ///< (d + 2 d_kv): [b_Q b_K b_V].
-  arma::fvec b_O;        ///< (d).
+  arma::fvec b_QKV;      ///< (d + 2 d_kv): [b_Q b_K b_V]; empty without attention biases.
+  arma::fvec b_O;        ///< (d); empty without attention biases.
   arma::fvec ln2_gamma;  ///< (d): the second norm's scale.
   arma::fvec ln2_beta;   ///< (d): its shift (none with RMSNorm).
   arma::fvec b1;         ///< (d_ff): GELU's only.
@@ -36,7 +36,7 @@ void check_blocks(const TransformerWeights& w);
 // the first step has sized them.
 void round_into(arma::fmat& to, const arma::mat& from);
 void round_into(arma::fvec& to, const arma::rowvec& from);
-void round_into(Block& to, const BlockWeights& from, Mlp mlp);
+void round_into(Block& to, const BlockWeights& from, const TransformerConfig& config);
 
 // And the gradients widened back into double, into the same matrices at every step.
 void widen_into(arma::mat& to, const arma::fmat& from);

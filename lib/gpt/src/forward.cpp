@@ -13,11 +13,18 @@ arma::mat embed(const TransformerWeights& w, const arma::uvec& tokens,
                 const arma::uvec& positions) {
   const TransformerConfig& c = w.config;
   arma::mat x = w.embedding.rows(tokens);  // (N × d)
-  if (c.positions == Positions::learned)
-    x += w.position_embedding.rows(positions);
-  else if (c.positions == Positions::sinusoidal)
-    x += math::sinusoidal_positions(c.max_length, c.d_model).rows(positions);
-  return x;  // rotary positions act inside attention; none act nowhere
+  switch (c.positions) {
+    case Positions::learned:
+      x += w.position_embedding.rows(positions);
+      break;
+    case Positions::sinusoidal:
+      x += math::sinusoidal_positions(c.max_length, c.d_model).rows(positions);
+      break;
+    case Positions::rotary:  // they act inside attention
+    case Positions::none:    // they act nowhere
+      break;
+  }
+  return x;
 }
 
 arma::mat unembed(const TransformerWeights& w, const arma::mat& final_state) {
@@ -115,7 +122,7 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
     g.embedding.zeros(w.embedding.n_rows, w.embedding.n_cols);
   for (arma::uword i = 0; i < tokens.n_elem; ++i)
     g.embedding.row(tokens(i)) += dx.row(i);
-  if (w.config.positions == Positions::learned) {
+  if (learns_positions(w.config.positions)) {
     const arma::uvec positions = positions_in_sentences(tokens.n_elem, starts);
     g.position_embedding.zeros(w.position_embedding.n_rows, w.position_embedding.n_cols);
     for (arma::uword i = 0; i < tokens.n_elem; ++i)

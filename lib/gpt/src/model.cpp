@@ -6,12 +6,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <type_traits>
 #include <utility>
 
 namespace attn::gpt {
 
 namespace {
+
+// A value outside its enum (a cast integer): refused, so that no choice is taken by default.
+template <typename Choice>
+[[noreturn]] void not_a_choice(std::string_view what, Choice value) {
+  throw math::InputError(
+      fmt::format("transformer: {} is not a choice of {}", static_cast<int>(value), what));
+}
 
 // The one list of parameters, for a model to change (Weights = TransformerWeights) or to read
 // (Weights = const TransformerWeights): the order, the names and the roles are written once.
@@ -26,14 +34,14 @@ auto parameter_list(Weights& w) {
       list.push_back({name, role, value});
   };
   // A layer norm is a gain and a shift; RMSNorm a gain alone.
-  const bool shifts = w.config.norm == Norm::layer_norm;
+  const bool shifts = has_shift(w.config.norm);
   const auto norm = [&add, shifts](const std::string& name, Matrix& gamma, Matrix& beta) {
     add(Role::norm_gain, {{name + ".gamma", &gamma}});
     if (shifts)
       add(Role::norm_shift, {{name + ".beta", &beta}});
   };
   add(Role::token_embedding, {{"embedding", &w.embedding}});
-  if (w.config.positions == Positions::learned)
+  if (learns_positions(w.config.positions))
     add(Role::position_embedding, {{"position_embedding", &w.position_embedding}});
   for (std::size_t l = 0; l < w.blocks.size(); ++l) {
     auto& b = w.blocks[l];
@@ -43,20 +51,24 @@ auto parameter_list(Weights& w) {
                              {block + "attention.W_K", &b.attention.W_K},
                              {block + "attention.W_V", &b.attention.W_V},
                              {block + "attention.W_O", &b.attention.W_O}});
-    add(Role::block_bias, {{block + "attention.b_Q", &b.attention.b_Q},
-                           {block + "attention.b_K", &b.attention.b_K},
-                           {block + "attention.b_V", &b.attention.b_V},
-                           {block + "attention.b_O", &b.attention.b_O}});
+    if (w.config.attention_biases)
+      add(Role::block_bias, {{block + "attention.b_Q", &b.attention.b_Q},
+                             {block + "attention.b_K", &b.attention.b_K},
+                             {block + "attention.b_V", &b.attention.b_V},
+                             {block + "attention.b_O", &b.attention.b_O}});
     norm(block + "ln2", b.ln2_gamma, b.ln2_beta);
-    if (w.config.mlp == Mlp::gelu) {
-      add(Role::block_matrix, {{block + "mlp.W1", &b.mlp.W1}});
-      add(Role::block_bias, {{block + "mlp.b1", &b.mlp.b1}});
-      add(Role::block_matrix, {{block + "mlp.W2", &b.mlp.W2}});
-      add(Role::block_bias, {{block + "mlp.b2", &b.mlp.b2}});
-    } else {
-      add(Role::block_matrix, {{block + "swiglu.W_gate", &b.swiglu.W_gate},
-                               {block + "swiglu.W_up", &b.swiglu.W_up},
-                               {block + "swiglu.W_down", &b.swiglu.W_down}});
+    switch (w.config.mlp) {
+      case Mlp::gelu:
+        add(Role::block_matrix, {{block + "mlp.W1", &b.mlp.W1}});
+        add(Role::block_bias, {{block + "mlp.b1", &b.mlp.b1}});
+        add(Role::block_matrix, {{block + "mlp.W2", &b.mlp.W2}});
+        add(Role::block_bias, {{block + "mlp.b2", &b.mlp.b2}});
+        break;
+      case Mlp::swiglu:
+        add(Role::block_matrix, {{block + "swiglu.W_gate", &b.swiglu.W_gate},
+                                 {block + "swiglu.W_up", &b.swiglu.W_up},
+                                 {block + "swiglu.W_down", &b.swiglu.W_down}});
+        break;
     }
   }
   norm("lnf", w.lnf_gamma, w.lnf_beta);
@@ -70,27 +82,38 @@ auto parameter_list(Weights& w) {
 }  // namespace
 
 void check_config(const TransformerConfig& c) {
+  // A choice outside its enum (a cast integer) is refused here, before a switch meets it.
+  to_string(c.positions);
+  to_string(c.norm);
+  to_string(c.mlp);
   if (c.vocabulary == 0 || c.d_model == 0 || c.layers == 0 || c.d_ff == 0 || c.max_length == 0)
     throw math::InputError(
         fmt::format("transformer: every size must be positive (V = {}, d = {}, "
                     "L = {}, d_ff = {}, max_length = {})",
                     c.vocabulary, c.d_model, c.layers, c.d_ff, c.max_length));
-  if (c.positions == Positions::sinusoidal && c.d_model % 2 != 0)
-    throw math::InputError(
-        fmt::format("transformer: d_model = {} must be even for the sinusoidal "
-                    "positions",
-                    c.d_model));
   if (!(c.dropout >= 0.0 && c.dropout < 1.0))
     throw math::InputError(
         fmt::format("transformer: the dropout rate {} is outside [0, 1)", c.dropout));
   if (c.heads == 0 || c.d_model % c.heads != 0)
     throw math::InputError(
         fmt::format("transformer: {} heads cannot share d_model = {} equally", c.heads, c.d_model));
-  if (c.positions == Positions::rotary && (c.d_model / c.heads) % 2 != 0)
-    throw math::InputError(
-        fmt::format("transformer: rotary positions turn pairs of columns, so d_k = {} must be "
-                    "even",
-                    c.d_model / c.heads));
+  switch (c.positions) {
+    case Positions::sinusoidal:
+      if (c.d_model % 2 != 0)
+        throw math::InputError(fmt::format(
+            "transformer: d_model = {} must be even for the sinusoidal positions", c.d_model));
+      break;
+    case Positions::rotary:
+      if ((c.d_model / c.heads) % 2 != 0)
+        throw math::InputError(
+            fmt::format("transformer: rotary positions turn pairs of columns, so d_k = {} must be "
+                        "even",
+                        c.d_model / c.heads));
+      break;
+    case Positions::none:
+    case Positions::learned:
+      break;
+  }
   if (c.kv_heads > c.heads || (c.kv_heads != 0 && c.heads % c.kv_heads != 0))
     throw math::InputError(
         fmt::format("transformer: {} key/value heads cannot be shared by {} query heads equally",
@@ -108,15 +131,92 @@ std::string_view to_string(Positions positions) {
     case Positions::rotary:
       return "rotary";
   }
-  return "?";
+  not_a_choice("positions", positions);
 }
 
 std::string_view to_string(Norm norm) {
-  return norm == Norm::layer_norm ? "layer_norm" : "rms_norm";
+  switch (norm) {
+    case Norm::layer_norm:
+      return "layer_norm";
+    case Norm::rms_norm:
+      return "rms_norm";
+  }
+  not_a_choice("norm", norm);
 }
 
 std::string_view to_string(Mlp mlp) {
-  return mlp == Mlp::gelu ? "gelu" : "swiglu";
+  switch (mlp) {
+    case Mlp::gelu:
+      return "gelu";
+    case Mlp::swiglu:
+      return "swiglu";
+  }
+  not_a_choice("mlp", mlp);
+}
+
+bool learns_positions(Positions positions) {
+  switch (positions) {
+    case Positions::learned:
+      return true;
+    case Positions::none:
+    case Positions::sinusoidal:  // a fixed table
+    case Positions::rotary:
+      return false;
+  }
+  not_a_choice("positions", positions);
+}
+
+bool rotates(Positions positions) {
+  switch (positions) {
+    case Positions::rotary:
+      return true;
+    case Positions::none:
+    case Positions::sinusoidal:
+    case Positions::learned:
+      return false;
+  }
+  not_a_choice("positions", positions);
+}
+
+bool has_shift(Norm norm) {
+  switch (norm) {
+    case Norm::layer_norm:
+      return true;
+    case Norm::rms_norm:
+      return false;
+  }
+  not_a_choice("norm", norm);
+}
+
+bool has_biases(Mlp mlp) {
+  switch (mlp) {
+    case Mlp::gelu:
+      return true;
+    case Mlp::swiglu:
+      return false;
+  }
+  not_a_choice("mlp", mlp);
+}
+
+std::string describe(const TransformerConfig& config) {
+  // Every field, named: a field added to TransformerConfig and not here stops the build.
+  const auto& [vocabulary, d_model, heads, layers, d_ff, max_length, positions, tied_embeddings,
+               dropout, kv_heads, sliding_window, norm, mlp, attention_biases] = config;
+  return fmt::format(
+      "vocabulary {}\nd_model {}\nheads {}\nlayers {}\nd_ff {}\nmax_length {}\npositions {}\n"
+      "tied_embeddings {}\ndropout {}\nkv_heads {}\nsliding_window {}\nnorm {}\nmlp {}\n"
+      "attention_biases {}\n",
+      vocabulary, d_model, heads, layers, d_ff, max_length, to_string(positions), tied_embeddings,
+      dropout, kv_heads, sliding_window, to_string(norm), to_string(mlp), attention_biases);
+}
+
+std::string difference(const TransformerConfig& have, const TransformerConfig& want) {
+  std::istringstream a(describe(have)), b(describe(want));
+  std::string x, y;
+  while (std::getline(a, x) && std::getline(b, y))
+    if (x != y)
+      return fmt::format("{}, not {}", x, y);
+  return "";
 }
 
 arma::uword key_value_heads(const TransformerConfig& c) {
@@ -136,18 +236,31 @@ void check_weights(const TransformerWeights& w) {
           fmt::format("transformer: {} is {}, not ({} × {})", name, math::shape_of(m), rows, cols));
   };
   require_shape("embedding", w.embedding, c.vocabulary, c.d_model);
-  if (c.positions == Positions::learned)
+  if (learns_positions(c.positions))
     require_shape("position_embedding", w.position_embedding, c.max_length, c.d_model);
   if (!c.tied_embeddings) {
     require_shape("unembedding", w.unembedding, c.d_model, c.vocabulary);
     require_shape("unembedding_bias", w.unembedding_bias, 1, c.vocabulary);
   }
-  for (const BlockWeights& b : w.blocks)
-    if (b.attention.heads != c.heads || b.attention.kv_heads != c.kv_heads)
+  const arma::uword d_kv = key_value_heads(c) * (c.d_model / c.heads);
+  for (std::size_t l = 0; l < w.blocks.size(); ++l) {
+    const math::MultiHeadWeights& W = w.blocks[l].attention;
+    if (W.heads != c.heads || W.kv_heads != c.kv_heads)
       throw math::ShapeError(
           fmt::format("transformer: a block's attention has {} heads and {} key/value heads "
                       "(0: as many), the config {} and {}",
-                      b.attention.heads, b.attention.kv_heads, c.heads, c.kv_heads));
+                      W.heads, W.kv_heads, c.heads, c.kv_heads));
+    const arma::uword widths[] = {c.d_model, d_kv, d_kv, c.d_model};
+    const std::pair<const char*, const arma::rowvec*> biases[] = {
+        {"b_Q", &W.b_Q}, {"b_K", &W.b_K}, {"b_V", &W.b_V}, {"b_O", &W.b_O}};
+    for (std::size_t k = 0; k < 4; ++k) {
+      const arma::uword wanted = c.attention_biases ? widths[k] : 0;
+      if (biases[k].second->n_elem != wanted)
+        throw math::ShapeError(fmt::format(
+            "transformer: blocks.{}.attention.{} has {} entries, not {} (attention_biases {})", l,
+            biases[k].first, biases[k].second->n_elem, wanted, c.attention_biases));
+    }
+  }
   for (const ConstParameter& p : parameters(w))
     math::require_finite(p.name, *p.value);
 }
@@ -171,11 +284,11 @@ arma::uword parameter_count(const TransformerConfig& c) {
   check_config(c);
   const arma::uword d = c.d_model, V = c.vocabulary, f = c.d_ff;
   const arma::uword attention =
-      math::multi_head_parameters(d, c.heads, /*biases=*/true, c.kv_heads);
-  const arma::uword mlp = c.mlp == Mlp::gelu ? 2 * d * f + f + d : 3 * d * f;
-  const arma::uword norm = c.norm == Norm::layer_norm ? 2 * d : d;
+      math::multi_head_parameters(d, c.heads, c.attention_biases, c.kv_heads);
+  const arma::uword mlp = has_biases(c.mlp) ? 2 * d * f + f + d : 3 * d * f;  // GELU, SwiGLU
+  const arma::uword norm = has_shift(c.norm) ? 2 * d : d;
   const arma::uword output = c.tied_embeddings ? 0 : d * V + V;
-  const arma::uword positions = c.positions == Positions::learned ? c.max_length * d : 0;
+  const arma::uword positions = learns_positions(c.positions) ? c.max_length * d : 0;
   return V * d + positions + c.layers * (attention + mlp + 2 * norm) + norm + output;
 }
 
@@ -185,7 +298,7 @@ TransformerWeights init_transformer(
   check_config(c);
   const arma::uword d = c.d_model;
   const arma::uword d_kv = key_value_heads(c) * (d / c.heads);  // W_K's and W_V's columns
-  const bool layer_norm = c.norm == Norm::layer_norm;
+  const bool layer_norm = has_shift(c.norm);
   TransformerWeights w;
   w.config = c;
   w.blocks.resize(c.layers);
@@ -203,11 +316,13 @@ TransformerWeights init_transformer(
     b.ln1_beta = shift();
     b.attention.heads = c.heads;
     b.attention.kv_heads = c.kv_heads;
-    b.attention.b_Q = b.attention.b_O = zeros(d);
-    b.attention.b_K = b.attention.b_V = zeros(d_kv);
+    if (c.attention_biases) {
+      b.attention.b_Q = b.attention.b_O = zeros(d);
+      b.attention.b_K = b.attention.b_V = zeros(d_kv);
+    }
     b.ln2_gamma = ones();
     b.ln2_beta = shift();
-    if (c.mlp == Mlp::gelu) {
+    if (has_biases(c.mlp)) {
       b.mlp.b1 = zeros(c.d_ff);
       b.mlp.b2 = zeros(d);
     }
@@ -228,7 +343,7 @@ TransformerWeights init_transformer(
   // Small enough, when E is also the output layer, that the first logits are near 0.
   w.embedding =
       c.tied_embeddings ? arma::mat(kSmallInitStd * draw(c.vocabulary, d)) : draw(c.vocabulary, d);
-  if (c.positions == Positions::learned)
+  if (learns_positions(c.positions))
     w.position_embedding = kSmallInitStd * draw(c.max_length, d);
   const auto fan_in = [&](arma::uword rows, arma::uword cols) {
     return arma::mat(draw(rows, cols) / std::sqrt(static_cast<double>(rows)));
@@ -238,13 +353,16 @@ TransformerWeights init_transformer(
     b.attention.W_K = fan_in(d, d_kv);
     b.attention.W_V = fan_in(d, d_kv);
     b.attention.W_O = fan_in(d, d);
-    if (c.mlp == Mlp::gelu) {
-      b.mlp.W1 = fan_in(d, c.d_ff);
-      b.mlp.W2 = fan_in(c.d_ff, d);
-    } else {
-      b.swiglu.W_gate = fan_in(d, c.d_ff);
-      b.swiglu.W_up = fan_in(d, c.d_ff);
-      b.swiglu.W_down = fan_in(c.d_ff, d);
+    switch (c.mlp) {
+      case Mlp::gelu:
+        b.mlp.W1 = fan_in(d, c.d_ff);
+        b.mlp.W2 = fan_in(c.d_ff, d);
+        break;
+      case Mlp::swiglu:
+        b.swiglu.W_gate = fan_in(d, c.d_ff);
+        b.swiglu.W_up = fan_in(d, c.d_ff);
+        b.swiglu.W_down = fan_in(c.d_ff, d);
+        break;
     }
   }
   if (!c.tied_embeddings)

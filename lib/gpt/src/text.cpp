@@ -36,12 +36,12 @@ struct ScoredWindow {
 };
 
 std::vector<ScoredWindow> scored_windows(arma::uword n, const TransformerConfig& config) {
-  const arma::uword window = config.max_length;
+  const arma::uword context = config.max_length;
   const arma::uword stride = kept_context(config);
   std::vector<ScoredWindow> windows;
   arma::uword scored_up_to = 0;  // tokens 1 ... scored_up_to have been scored
   for (arma::uword start = 0; scored_up_to + 1 < n; start += stride) {
-    const arma::uword end = std::min(start + window, n - 1);
+    const arma::uword end = std::min(start + context, n - 1);
     windows.push_back({.first = start, .last = end, .scored_from = scored_up_to});
     scored_up_to = end;
   }
@@ -59,11 +59,10 @@ double window_nats(const TransformerWeights& weights, const TokenText& text,
   return math::cross_entropy(rows, targets).loss * static_cast<double>(targets.n_elem);
 }
 
-// The same in float, kWindowsAtOnce windows packed into each batch.
+// The same in float, kWindowsAtOnce windows packed into each batch, with the run's float32 step.
 double float32_nats(const TransformerWeights& weights, const TokenText& text,
-                    const std::vector<ScoredWindow>& windows) {
+                    const std::vector<ScoredWindow>& windows, Float32Step& step) {
   constexpr std::size_t kWindowsAtOnce = 16;
-  Float32Step step(weights.config);
   double nats = 0.0;
   for (std::size_t begin = 0; begin < windows.size(); begin += kWindowsAtOnce) {
     const std::size_t end = std::min(windows.size(), begin + kWindowsAtOnce);
@@ -84,14 +83,18 @@ double float32_nats(const TransformerWeights& weights, const TokenText& text,
 }  // namespace
 
 double bits_per_byte(const TransformerWeights& weights, const TokenText& text, std::size_t tokens,
-                     Precision precision) {
+                     Step& step) {
   const arma::uword n = tokens == 0 || tokens > text.tokens.n_elem ? text.tokens.n_elem : tokens;
   if (n < 2)
     throw math::InputError(fmt::format("bits_per_byte: {} token(s); scoring needs at least 2", n));
+  if (step.config() != weights.config)
+    throw math::InputError(
+        fmt::format("bits_per_byte: the step was made for another model than the weights': {}",
+                    difference(step.config(), weights.config)));
   const std::vector<ScoredWindow> windows = scored_windows(n, weights.config);
   double nats = 0.0;
-  if (precision == Precision::float32) {
-    nats = float32_nats(weights, text, windows);
+  if (Float32Step* float32 = step.float32()) {
+    nats = float32_nats(weights, text, windows, *float32);
   } else {
     for (const ScoredWindow& w : windows)
       nats += window_nats(weights, text, w);
@@ -100,18 +103,22 @@ double bits_per_byte(const TransformerWeights& weights, const TokenText& text, s
   return nats / (bytes * std::numbers::ln2);
 }
 
-Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens, Precision precision) {
-  return [held_out, tokens, precision](const TransformerWeights& weights) {
-    return Measurement{.held_out = bits_per_byte(weights, held_out, tokens, precision),
-                       .training = {}};
+double bits_per_byte(const TransformerWeights& weights, const TokenText& text, std::size_t tokens,
+                     Precision precision) {
+  Step step = make_step(weights.config, precision);
+  return bits_per_byte(weights, text, tokens, step);
+}
+
+Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens) {
+  return [held_out, tokens](const TransformerWeights& weights, Step& step) {
+    return Measurement{.held_out = bits_per_byte(weights, held_out, tokens, step), .training = {}};
   };
 }
 
-Evaluation bits_on_both(const TokenText& held_out, const TokenText& training, std::size_t tokens,
-                        Precision precision) {
-  return [held_out, training, tokens, precision](const TransformerWeights& weights) {
-    return Measurement{.held_out = bits_per_byte(weights, held_out, tokens, precision),
-                       .training = bits_per_byte(weights, training, tokens, precision)};
+Evaluation bits_on_both(const TokenText& held_out, const TokenText& training, std::size_t tokens) {
+  return [held_out, training, tokens](const TransformerWeights& weights, Step& step) {
+    return Measurement{.held_out = bits_per_byte(weights, held_out, tokens, step),
+                       .training = bits_per_byte(weights, training, tokens, step)};
   };
 }
 

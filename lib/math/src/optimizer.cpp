@@ -23,16 +23,38 @@ void require_same_shape(std::string_view op, const std::string& a_name, const ar
 
 }  // namespace
 
-AdamW::AdamW(std::vector<bool> decays, double weight_decay, double beta1, double beta2,
-             double epsilon)
-    : decays_(std::move(decays)),
-      weight_decay_(weight_decay),
-      beta1_(beta1),
-      beta2_(beta2),
-      epsilon_(epsilon) {
+namespace {
+
+// One Update per flag: λ for a parameter that decays, 0 for one that does not.
+std::vector<AdamW::Update> updates_of(const std::vector<bool>& decays, double weight_decay) {
   if (!std::isfinite(weight_decay) || !(weight_decay >= 0))
     throw InputError(
         fmt::format("AdamW: the weight decay {} must be finite and at least 0", weight_decay));
+  std::vector<AdamW::Update> updates;
+  for (const bool decays_here : decays)
+    updates.push_back({.weight_decay = decays_here ? weight_decay : 0.0, .rate_factor = 1.0});
+  return updates;
+}
+
+}  // namespace
+
+AdamW::AdamW(std::vector<bool> decays, double weight_decay, double beta1, double beta2,
+             double epsilon)
+    : AdamW(updates_of(decays, weight_decay), beta1, beta2, epsilon) {}
+
+AdamW::AdamW(std::span<const Update> updates, double beta1, double beta2, double epsilon)
+    : updates_(updates.begin(), updates.end()), beta1_(beta1), beta2_(beta2), epsilon_(epsilon) {
+  for (std::size_t i = 0; i < updates_.size(); ++i) {
+    const Update& u = updates_[i];
+    if (!std::isfinite(u.weight_decay) || !(u.weight_decay >= 0))
+      throw InputError(
+          fmt::format("AdamW: the weight decay {} of parameter {} must be finite and at least 0",
+                      u.weight_decay, i));
+    if (!std::isfinite(u.rate_factor) || !(u.rate_factor >= 0))
+      throw InputError(
+          fmt::format("AdamW: the rate factor {} of parameter {} must be finite and at least 0",
+                      u.rate_factor, i));
+  }
   for (const auto& [name, beta] : {std::pair{"beta1", beta1}, std::pair{"beta2", beta2}})
     if (!(beta >= 0.0 && beta < 1.0))
       throw InputError(fmt::format("AdamW: {} = {} must be in [0, 1)", name, beta));
@@ -45,9 +67,9 @@ void AdamW::step(const std::vector<arma::mat*>& parameters, const std::vector<ar
   if (!std::isfinite(learning_rate) || !(learning_rate >= 0))
     throw InputError(fmt::format("AdamW step: the learning rate {} must be finite and at least 0",
                                  learning_rate));
-  if (parameters.size() != decays_.size())
-    throw ShapeError(fmt::format("AdamW step: {} parameters, but {} decay flags at construction",
-                                 parameters.size(), decays_.size()));
+  if (parameters.size() != updates_.size())
+    throw ShapeError(fmt::format("AdamW step: {} parameters, but {} given at construction",
+                                 parameters.size(), updates_.size()));
   if (gradients.size() != parameters.size())
     throw ShapeError(fmt::format("AdamW step: {} parameters but {} gradients", parameters.size(),
                                  gradients.size()));
@@ -72,14 +94,15 @@ void AdamW::step(const std::vector<arma::mat*>& parameters, const std::vector<ar
   //! [adamw-step]
   ++state_.steps;
   const double t = static_cast<double>(state_.steps);
-  const double step_size = learning_rate / (1.0 - std::pow(beta1_, t));
   const double correct2_sqrt = std::sqrt(1.0 - std::pow(beta2_, t));
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     arma::mat& theta = *parameters[i];
     const arma::mat& g = gradients[i];
     arma::mat &m = state_.first[i], &v = state_.second[i];
-    if (decays_[i])
-      theta *= 1.0 - learning_rate * weight_decay_;  // decoupled: g does not see it
+    const double rate = learning_rate * updates_[i].rate_factor;  // its group's
+    const double step_size = rate / (1.0 - std::pow(beta1_, t));
+    if (updates_[i].weight_decay != 0.0)
+      theta *= 1.0 - rate * updates_[i].weight_decay;  // decoupled: g does not see it
     m = beta1_ * m + (1.0 - beta1_) * g;
     v = beta2_ * v + (1.0 - beta2_) * arma::square(g);
     theta -= step_size * m / (arma::sqrt(v) / correct2_sqrt + epsilon_);
@@ -98,9 +121,9 @@ void AdamW::restore(AdamWState state) {
         "AdamW restore: {} steps with {} moment pairs; a state has moments if and only if it "
         "has taken a step",
         state.steps, state.first.size()));
-  if (!state.first.empty() && state.first.size() != decays_.size())
-    throw ShapeError(fmt::format("AdamW restore: {} moment pairs, but {} decay flags",
-                                 state.first.size(), decays_.size()));
+  if (!state.first.empty() && state.first.size() != updates_.size())
+    throw ShapeError(fmt::format("AdamW restore: {} moment pairs, but {} parameters",
+                                 state.first.size(), updates_.size()));
   for (std::size_t i = 0; i < state.first.size(); ++i) {
     require_same_shape("AdamW restore", fmt::format("first moment {}", i), state.first[i],
                        fmt::format("second moment {}", i), state.second[i]);

@@ -39,7 +39,7 @@ struct TinyRun {
 
   gpt::TrainingState trained_to(std::int64_t until, bool training = true) const {
     const arma::uvec tokens = arma::regspace<arma::uvec>(0, 19);
-    const gpt::Evaluation measure = [training](const gpt::TransformerWeights& w) {
+    const gpt::Evaluation measure = [training](const gpt::TransformerWeights& w, gpt::Step&) {
       const double size = arma::accu(arma::abs(w.embedding));
       return gpt::Measurement{.held_out = size,
                               .training = training ? std::optional(2 * size) : std::nullopt};

@@ -660,12 +660,13 @@ TEST(RunFingerprint, NamesEverySettingOnItsOwnLine) {
         "d_ff 16\n",
         "max_length 8\n",
         "positions learned\n",
-        "tied true\n",
+        "tied_embeddings true\n",
         "dropout 0.1\n",
         "kv_heads 0\n",
-        "window 0\n",
+        "sliding_window 0\n",
         "norm layer_norm\n",
         "mlp gelu\n",
+        "attention_biases true\n",
         "steps 7\n",
         "batch 3\n",
         "peak_learning_rate 0.01\n",
@@ -677,6 +678,7 @@ TEST(RunFingerprint, NamesEverySettingOnItsOwnLine) {
         "evaluate_every 2\n",
         "evaluate_at_start false\n",
         "seed 5\n",
+        "parameter_groups 0\n",
         "evaluation bits per byte of the first 30 held-out and training tokens\n"})
     EXPECT_NE(f.find(line), std::string::npos) << line;
   // The tokenizer and the text enter as hashes: another merge list, another line.

@@ -5,12 +5,14 @@
 #include <attn/gpt/float32_step.hpp>
 #include <attn/gpt/forward.hpp>
 #include <attn/gpt/trainer.hpp>
+#include <attn/gpt/variants.hpp>
 #include <attn/math/validate.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include "bad_input.hpp"
 #include "random_gpt.hpp"
 
 #include <cmath>
@@ -22,6 +24,7 @@
 namespace {
 
 namespace gpt = attn::gpt;
+using attn_bad_input::ThrowsNaming;
 
 // How close float32 comes to float64. A float carries 24 bits (relative rounding 6e-8); a
 // gradient is a sum over thousands of products, each rounded, so its error is a few hundred
@@ -114,12 +117,10 @@ Worst expect_equal_steps(const gpt::TransformerWeights& w, const gpt::PackedBatc
 // Today's block, every choice changed from GPT-2's: RoPE, 2 key/value heads for 4 query heads,
 // a sliding window, RMSNorm and SwiGLU.
 gpt::TransformerConfig today(gpt::TransformerConfig c, arma::uword window) {
-  c.positions = gpt::Positions::rotary;
-  c.kv_heads = 2;
-  c.window = window;
-  c.norm = gpt::Norm::rms_norm;
-  c.mlp = gpt::Mlp::swiglu;
-  return c;
+  const std::vector<gpt::Variant> changes = {gpt::Variant::rotary, gpt::Variant::grouped_query,
+                                             gpt::Variant::sliding_window, gpt::Variant::rms_norm,
+                                             gpt::Variant::swiglu};
+  return gpt::with(changes, c, {.kv_heads = 2, .sliding_window = window});
 }
 
 // One model of the comparison: small_config() with some of today's choices.
@@ -128,20 +129,19 @@ struct Choice {
   gpt::TransformerConfig config;
 };
 
+// Every variant of the library's one list (gpt::kEveryVariant) alone, then some together: a
+// variant added to the library is compared here without being named.
 std::vector<Choice> choices() {
   std::vector<Choice> list;
+  for (const gpt::Variant v : gpt::kEveryVariant)
+    list.push_back({std::string(gpt::to_string(v)),
+                    gpt::with(v, small_config(), {.kv_heads = 2, .sliding_window = 5})});
   const auto changed = [&](const std::string& name, auto change) {
     gpt::TransformerConfig c = small_config();
     change(c);
     list.push_back({name, c});
   };
-  changed("rotary", [](auto& c) { c.positions = gpt::Positions::rotary; });
-  changed("gqa", [](auto& c) { c.kv_heads = 2; });
-  changed("mqa", [](auto& c) { c.kv_heads = 1; });
-  changed("window", [](auto& c) { c.window = 5; });
-  changed("window_of_1", [](auto& c) { c.window = 1; });
-  changed("rms_norm", [](auto& c) { c.norm = gpt::Norm::rms_norm; });
-  changed("swiglu", [](auto& c) { c.mlp = gpt::Mlp::swiglu; });
+  changed("window_of_1", [](auto& c) { c.sliding_window = 1; });
   changed("rotary_mqa", [](auto& c) {
     c.positions = gpt::Positions::rotary;
     c.kv_heads = 1;
@@ -150,6 +150,10 @@ std::vector<Choice> choices() {
   changed("today_learned_positions", [](auto& c) {
     c = today(c, 5);
     c.positions = gpt::Positions::learned;
+  });
+  changed("today_without_attention_biases", [](auto& c) {
+    c = today(c, 5);
+    c.attention_biases = false;
   });
   return list;
 }
@@ -199,7 +203,7 @@ TEST(Float32Step, EqualsTheReferenceStepWithTodaysBlockOnSentencesLongerThanABlo
   for (const arma::uword window : std::vector<arma::uword>{0, 1, 7, 37, 100}) {
     for (const bool modern : {false, true}) {
       gpt::TransformerConfig changed = modern ? today(c, window) : c;
-      changed.window = window;
+      changed.sliding_window = window;
       SCOPED_TRACE(fmt::format("{} block, window {}", modern ? "today's" : "GPT-2's", window));
       const Worst worst = expect_equal_steps(attn_test::random_model(changed, 80), batch);
       RecordProperty(
@@ -304,7 +308,7 @@ TwoRuns train_both(const gpt::TransformerConfig& c, gpt::TrainingSettings settin
   for (arma::uword i = 0; i < text.n_elem; ++i)
     text(i) = (i * i + text_stride * i) % c.vocabulary;
   const gpt::NextBatch batches = gpt::window_batches(text, c.max_length, settings.batch);
-  const gpt::Evaluation none = [](const gpt::TransformerWeights&) {
+  const gpt::Evaluation none = [](const gpt::TransformerWeights&, gpt::Step&) {
     return gpt::Measurement{};
   };
   TwoRuns runs{.reference = gpt::start(c, settings), .fast = {}};
@@ -360,62 +364,50 @@ TEST(Float32Step, TrainsTodaysBlockAsTheReferenceDoes) {
              5);
 }
 
-// Untied embeddings and dropout are the reference's alone; today's choices are no longer.
-TEST(Float32Step, RefusesWhatOnlyTheReferenceComputes) {
-  gpt::TransformerConfig untied = small_config();
+// Untied embeddings and dropout are the reference's alone, and the refusal names the field;
+// every variant of the library's list, and today's block, are the float32 step's too.
+TEST(Float32Step, RefusesWhatOnlyTheReferenceComputesNamingTheField) {
+  gpt::TransformerConfig untied = today(small_config(), 5);
   untied.tied_embeddings = false;
-  EXPECT_THROW(
-      {
-        try {
-          gpt::Float32Step step(untied);
-        } catch (const attn::math::InputError& e) {
-          EXPECT_NE(std::string(e.what()).find("not tied"), std::string::npos) << e.what();
-          throw;
-        }
-      },
-      attn::math::InputError);
+  EXPECT_FALSE(gpt::Float32Step::supports(untied));
+  EXPECT_EQ(gpt::Float32Step::refusal(untied).rfind("tied_embeddings false: ", 0), 0u)
+      << gpt::Float32Step::refusal(untied);
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { gpt::Float32Step step(untied); },
+                                                   "Float32Step: tied_embeddings false: "));
   gpt::TransformerConfig dropping = small_config();
   dropping.dropout = 0.1;
-  EXPECT_THROW(gpt::Float32Step step(dropping), attn::math::InputError);
-  gpt::TransformerConfig untied_today = today(small_config(), 5);
-  untied_today.tied_embeddings = false;
-  EXPECT_THROW(gpt::Float32Step step(untied_today), attn::math::InputError);
-  for (const auto& [name, c] : choices())
+  EXPECT_FALSE(gpt::Float32Step::supports(dropping));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { gpt::Float32Step step(dropping); },
+      "Float32Step: dropout 0.1: the float32 step computes no dropout"));
+  for (const auto& [name, c] : choices()) {
+    EXPECT_TRUE(gpt::Float32Step::supports(c)) << name;
+    EXPECT_EQ(gpt::Float32Step::refusal(c), "") << name;
     EXPECT_NO_THROW(gpt::Float32Step step(c)) << name;
-}
-
-TEST(Float32Step, RefusesWeightsOfAnotherModelNamingBoth) {
-  const gpt::TransformerConfig c = small_config();
-  gpt::TransformerConfig wider = c;
-  wider.d_model = 40;
-  gpt::Float32Step float32(c);
-  try {
-    float32.run(attn_test::random_model(wider, 61), ragged_batch(c.vocabulary, c.max_length));
-    FAIL() << "no ShapeError";
-  } catch (const attn::math::ShapeError& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("d = 40"), std::string::npos) << message;
-    EXPECT_NE(message.find("d = 32"), std::string::npos) << message;
   }
 }
 
-// A step made for one block refuses another's weights, naming the choices of both; and the
-// block's inner shapes are checked before they are copied.
-TEST(Float32Step, RefusesWeightsOfAnotherBlock) {
+// A step made for one model refuses another's weights, naming the first field that differs
+// (gpt::difference()), both ways; and the block's inner shapes are checked before they are
+// copied.
+TEST(Float32Step, RefusesWeightsOfAnotherModelNamingTheField) {
   const gpt::TransformerConfig c = today(small_config(), 5);
   const gpt::PackedBatch batch = ragged_batch(c.vocabulary, c.max_length);
   gpt::Float32Step float32(c);
-  const gpt::TransformerConfig gpt2 = small_config();
-  try {
-    float32.run(attn_test::random_model(gpt2, 97), batch);
-    FAIL() << "no ShapeError";
-  } catch (const attn::math::ShapeError& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("4 heads (4 key/value)"), std::string::npos) << message;
-    EXPECT_NE(message.find("4 heads (2 key/value)"), std::string::npos) << message;
-    EXPECT_NE(message.find("rms_norm, swiglu"), std::string::npos) << message;
-    EXPECT_NE(message.find("layer_norm, gelu"), std::string::npos) << message;
-  }
+  gpt::TransformerConfig wider = c;
+  wider.d_model = 40;
+  EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>(
+      [&] { float32.run(attn_test::random_model(wider, 61), batch); },
+      "Float32Step: the weights are of another model than this step was made for: d_model 40, "
+      "not d_model 32"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>(
+      [&] { float32.run(attn_test::random_model(small_config(), 97), batch); },
+      "made for: positions learned, not positions rotary"));
+  gpt::TransformerConfig biased = c;
+  biased.attention_biases = false;
+  EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>(
+      [&] { float32.run(attn_test::random_model(biased, 98), batch); },
+      "made for: attention_biases false, not attention_biases true"));
   gpt::TransformerWeights narrow = attn_test::random_model(c, 101);
   narrow.blocks[1].attention.W_V.shed_col(0);
   try {

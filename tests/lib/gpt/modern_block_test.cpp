@@ -1,14 +1,17 @@
 // Chapter 12's choices in the GPT (TransformerConfig: positions, key/value heads, window, norm,
-// MLP): for GPT-2's block, each change alone and all of them together, every gradient against
-// finite differences, the KV-cached decoder against the whole forward pass, the parameter count
-// against the shapes, and the cache's bytes against 2 · L · g · d_k · 8 per token.
+// MLP, attention biases): for GPT-2's block, each variant alone and several together, every
+// gradient against finite differences, the KV-cached decoder against the whole forward pass, the
+// parameter count against the shapes, and the cache's bytes against 2 · L · g · d_k · 8 per token.
 #include <attn/gpt/checkpoint.hpp>
 #include <attn/gpt/decoder.hpp>
+#include <attn/gpt/float32_step.hpp>
 #include <attn/gpt/forward.hpp>
+#include <attn/gpt/variants.hpp>
 #include <attn/math/validate.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,36 +41,27 @@ gpt::TransformerConfig gpt2() {
           .tied_embeddings = true};
 }
 
+// Today's block as chapter 12 measures it: every change but the biases'.
+const std::vector<gpt::Variant> kToday = {gpt::Variant::rotary, gpt::Variant::grouped_query,
+                                          gpt::Variant::sliding_window, gpt::Variant::rms_norm,
+                                          gpt::Variant::swiglu};
+
+// GPT-2's block, then every variant of the library's one list (gpt::kEveryVariant) alone, at
+// 2 key/value heads and a window of 3, then some together: a variant added to the library is
+// checked here without being named.
 std::vector<Choice> choices() {
   std::vector<Choice> list{{"gpt2", gpt2()}};
-  const auto changed = [&](const std::string& name, auto change) {
-    gpt::TransformerConfig c = gpt2();
-    change(c);
-    list.push_back({name, c});
-  };
-  changed("no_positions", [](auto& c) { c.positions = gpt::Positions::none; });
-  changed("sinusoidal", [](auto& c) { c.positions = gpt::Positions::sinusoidal; });
-  changed("rotary", [](auto& c) { c.positions = gpt::Positions::rotary; });
-  changed("gqa", [](auto& c) { c.kv_heads = 2; });
-  changed("mqa", [](auto& c) { c.kv_heads = 1; });
-  changed("window", [](auto& c) { c.window = 3; });
-  changed("rms_norm", [](auto& c) { c.norm = gpt::Norm::rms_norm; });
-  changed("swiglu", [](auto& c) { c.mlp = gpt::Mlp::swiglu; });
-  changed("untied_today", [](auto& c) {
-    c.tied_embeddings = false;
-    c.positions = gpt::Positions::rotary;
-    c.kv_heads = 2;
-    c.window = 3;
-    c.norm = gpt::Norm::rms_norm;
-    c.mlp = gpt::Mlp::swiglu;
-  });
-  changed("today", [](auto& c) {
-    c.positions = gpt::Positions::rotary;
-    c.kv_heads = 2;
-    c.window = 3;
-    c.norm = gpt::Norm::rms_norm;
-    c.mlp = gpt::Mlp::swiglu;
-  });
+  for (const gpt::Variant v : gpt::kEveryVariant)
+    list.push_back({std::string(gpt::to_string(v)), gpt::with(v, gpt2())});
+  gpt::TransformerConfig sinusoidal = gpt2();
+  sinusoidal.positions = gpt::Positions::sinusoidal;
+  list.push_back({"sinusoidal", sinusoidal});
+  gpt::TransformerConfig untied_today = gpt::with(kToday, gpt2());
+  untied_today.tied_embeddings = false;
+  list.push_back({"untied_today", untied_today});
+  list.push_back({"today", gpt::with(kToday, gpt2())});
+  list.push_back({"today_without_attention_biases",
+                  gpt::with(gpt::Variant::no_attention_biases, gpt::with(kToday, gpt2()))});
   return list;
 }
 
@@ -128,7 +122,7 @@ TEST_P(ModernBlock, CacheHoldsTwoLayersTimesKeyValueHeadsTimesDkDoublesPerToken)
   gpt::Decoder decoder(w);
   for (arma::uword t = 1; t <= c.max_length; ++t) {
     decoder.append(t % c.vocabulary);
-    const arma::uword held = c.window == 0 ? t : std::min(t, c.window);
+    const arma::uword held = c.sliding_window == 0 ? t : std::min(t, c.sliding_window);
     EXPECT_EQ(decoder.cache_bytes(), held * per_token) << "after " << t << " tokens";
   }
 }
@@ -140,12 +134,14 @@ std::string choice_name(const ::testing::TestParamInfo<Choice>& info) {
 INSTANTIATE_TEST_SUITE_P(FromGpt2ToToday, ModernBlock, ::testing::ValuesIn(choices()), choice_name);
 
 // Today's block (RoPE, 2 key/value heads for 4 query heads, a window of 3, RMSNorm, SwiGLU, tied
-// embeddings) against a model of PyTorch's own modules (tests/data/generate_modern_fixtures.py).
-TEST(ModernBlock, TodaysGptEqualsPyTorchWithin1e10) {
-  const auto at = [](const std::string& name) {
-    return attn_test::fixture_block("torch_modern.txt", name);
+// embeddings) against a model of PyTorch's own modules (tests/data/generate_modern_fixtures.py),
+// with attention biases (the fixture's blocks "gpt ...") and without (PyTorch's
+// nn.Linear(..., bias=False), Llama's; "gpt_no_biases ...").
+gpt::TransformerWeights torch_today(const std::string& prefix, bool attention_biases) {
+  const auto at = [&](const std::string& name) {
+    return attn_test::fixture_block("torch_modern.txt", prefix + " " + name);
   };
-  const arma::mat c = at("gpt config");
+  const arma::mat c = at("config");
   gpt::TransformerWeights w;
   w.config = {.vocabulary = arma::uword(c(0)),
               .d_model = arma::uword(c(1)),
@@ -156,25 +152,76 @@ TEST(ModernBlock, TodaysGptEqualsPyTorchWithin1e10) {
               .positions = gpt::Positions::rotary,
               .tied_embeddings = true,
               .kv_heads = arma::uword(c(6)),
-              .window = arma::uword(c(7)),
+              .sliding_window = arma::uword(c(7)),
               .norm = gpt::Norm::rms_norm,
-              .mlp = gpt::Mlp::swiglu};
+              .mlp = gpt::Mlp::swiglu,
+              .attention_biases = attention_biases};
   w.blocks.resize(w.config.layers);
   for (gpt::BlockWeights& b : w.blocks) {
     b.attention.heads = w.config.heads;
     b.attention.kv_heads = w.config.kv_heads;
   }
   for (gpt::Parameter& p : gpt::parameters(w))
-    *p.value = at("gpt weight " + p.name);
-  const arma::uvec sentence = arma::conv_to<arma::uvec>::from(at("gpt sentence"));
+    *p.value = at("weight " + p.name);
+  return w;
+}
+
+void expect_torchs_step(const std::string& prefix, bool attention_biases) {
+  const auto at = [&](const std::string& name) {
+    return attn_test::fixture_block("torch_modern.txt", prefix + " " + name);
+  };
+  const gpt::TransformerWeights w = torch_today(prefix, attention_biases);
+  const arma::uvec sentence = arma::conv_to<arma::uvec>::from(at("sentence"));
   const gpt::TransformerStep step = gpt::transformer_step(w, gpt::pack_sentences({sentence}));
-  EXPECT_NEAR(step.loss, at("gpt loss")(0), 1e-10);
-  EXPECT_LE(arma::abs(step.logits - at("gpt logits")).max(), 1e-10);
+  EXPECT_NEAR(step.loss, at("loss")(0), 1e-10);
+  EXPECT_LE(arma::abs(step.logits - at("logits")).max(), 1e-10);
   gpt::TransformerWeights gradients = step.gradients;
   for (const gpt::Parameter& g : gpt::parameters(gradients)) {
-    const arma::mat theirs = at("gpt gradient " + g.name);
+    const arma::mat theirs = at("gradient " + g.name);
     ASSERT_EQ(arma::size(*g.value), arma::size(theirs)) << g.name;
     EXPECT_LE(arma::abs(*g.value - theirs).max(), 1e-10) << g.name;
+  }
+}
+
+TEST(ModernBlock, TodaysGptEqualsPyTorchWithin1e10) {
+  expect_torchs_step("gpt", true);
+}
+
+TEST(ModernBlock, TodaysGptWithoutAttentionBiasesEqualsPyTorchWithin1e10) {
+  expect_torchs_step("gpt_no_biases", false);
+  const gpt::TransformerWeights w = torch_today("gpt_no_biases", false);
+  for (const gpt::BlockWeights& b : w.blocks)
+    EXPECT_TRUE(b.attention.b_Q.is_empty() && b.attention.b_K.is_empty() &&
+                b.attention.b_V.is_empty() && b.attention.b_O.is_empty());
+}
+
+// The float32 step on PyTorch's two models, with attention biases and without: PyTorch's
+// float64 loss within 1e-5 of itself and each gradient within 1e-4 of its largest entry, the
+// tolerances float32_step_test.cpp holds the step to against the reference (b_K's gradient,
+// 0 in exact arithmetic, against the largest of all).
+TEST(ModernBlock, Float32StepEqualsPyTorchWithAndWithoutAttentionBiases) {
+  for (const bool biases : {true, false}) {
+    const std::string prefix = biases ? "gpt" : "gpt_no_biases";
+    SCOPED_TRACE(prefix);
+    const auto at = [&](const std::string& name) {
+      return attn_test::fixture_block("torch_modern.txt", prefix + " " + name);
+    };
+    const gpt::TransformerWeights w = torch_today(prefix, biases);
+    const arma::uvec sentence = arma::conv_to<arma::uvec>::from(at("sentence"));
+    gpt::Float32Step float32(w.config);
+    const gpt::TransformerStep step = float32.run(w, gpt::pack_sentences({sentence}));
+    EXPECT_NEAR(step.loss, at("loss")(0), 1e-5 * at("loss")(0));
+    gpt::TransformerWeights gradients = step.gradients;
+    double largest = 0.0;
+    for (const gpt::Parameter& g : gpt::parameters(gradients))
+      largest = std::max(largest, arma::abs(at("gradient " + g.name)).max());
+    for (const gpt::Parameter& g : gpt::parameters(gradients)) {
+      const arma::mat theirs = at("gradient " + g.name);
+      ASSERT_EQ(arma::size(*g.value), arma::size(theirs)) << g.name;
+      const bool zero_exactly = g.name.ends_with("attention.b_K");
+      const double scale = zero_exactly ? largest : arma::abs(theirs).max();
+      EXPECT_LE(arma::abs(*g.value - theirs).max(), 1e-4 * scale) << g.name;
+    }
   }
 }
 
@@ -218,7 +265,7 @@ TEST(ModernBlock, WindowedCacheStopsGrowingAtTheWindow) {
   full.positions = gpt::Positions::rotary;
   full.max_length = 40;
   gpt::TransformerConfig windowed = full;
-  windowed.window = 8;
+  windowed.sliding_window = 8;
   const gpt::TransformerWeights w_full = attn_test::random_model(full, 316);
   const gpt::TransformerWeights w_windowed = attn_test::random_model(windowed, 316);
   gpt::Decoder growing(w_full);
@@ -227,11 +274,11 @@ TEST(ModernBlock, WindowedCacheStopsGrowingAtTheWindow) {
   for (arma::uword t = 1; t <= full.max_length; ++t) {
     growing.append(t % full.vocabulary);
     flat.append(t % full.vocabulary);
-    if (t == windowed.window)
+    if (t == windowed.sliding_window)
       bytes_at_window = flat.cache_bytes();
   }
   EXPECT_EQ(flat.cache_bytes(), bytes_at_window);
-  EXPECT_EQ(growing.cache_bytes(), bytes_at_window * full.max_length / windowed.window);
+  EXPECT_EQ(growing.cache_bytes(), bytes_at_window * full.max_length / windowed.sliding_window);
 }
 
 TEST(ModernBlock, RefusesChoicesThatDoNotFit) {

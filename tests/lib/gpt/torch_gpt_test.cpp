@@ -8,6 +8,7 @@
 // 1e-10; the largest differences are recorded as test properties (--gtest_output=xml shows
 // them). One exception, which is arithmetic and not a disagreement: the key bias b_K.
 #include <attn/gpt/forward.hpp>
+#include <attn/gpt/trainer.hpp>
 #include <attn/math/optimizer.hpp>
 
 #include <fmt/format.h>
@@ -58,8 +59,9 @@ double gap(const arma::mat& ours, const arma::mat& theirs) {
   return arma::abs(ours - theirs).max();
 }
 
-// Chapter 11's model: the fixture's sizes, learned positions, tied embeddings, no dropout.
-attn::gpt::TransformerWeights torch_weights() {
+// Chapter 11's model: the fixture's sizes, learned positions, tied embeddings, no dropout; the
+// first run's weights, or with `run` = "frozen " the parameter groups' run's.
+attn::gpt::TransformerWeights torch_weights(const std::string& run = "") {
   const arma::mat c = at("config");
   attn::gpt::TransformerWeights w;
   w.config.vocabulary = static_cast<arma::uword>(c(0));
@@ -75,14 +77,14 @@ attn::gpt::TransformerWeights torch_weights() {
   for (attn::gpt::BlockWeights& b : w.blocks)
     b.attention.heads = w.config.heads;
   for (attn::gpt::Parameter& p : attn::gpt::parameters(w))
-    *p.value = at("weight " + p.name);
+    *p.value = at(run + "weight " + p.name);
   return w;
 }
 
-attn::gpt::PackedBatch torch_batch() {
+attn::gpt::PackedBatch torch_batch(const std::string& run = "") {
   std::vector<arma::uvec> windows;
-  for (int k = 0; blocks().count("window " + std::to_string(k)) != 0; ++k)
-    windows.push_back(arma::conv_to<arma::uvec>::from(at("window " + std::to_string(k))));
+  for (int k = 0; blocks().count(run + "window " + std::to_string(k)) != 0; ++k)
+    windows.push_back(arma::conv_to<arma::uvec>::from(at(run + "window " + std::to_string(k))));
   return attn::gpt::pack_sentences(windows);
 }
 
@@ -177,4 +179,77 @@ TEST(TorchGpt, ThreeTrainingStepsEqualTorchs) {
   RecordProperty("parameter_gap", fmt::format("{:.2e} ({})", parameter_gap, widest));
   RecordProperty("key_bias_gap", fmt::format("{:.2e}", key_bias_gap));
   RecordProperty("key_bias_gradient", fmt::format("{:.2e}", key_bias_gradient));
+}
+
+// Fine-tuning's parameter groups against PyTorch's: the fixture's second run freezes the
+// embedding, the positions and block 0 (requires_grad=False) and trains block 1 at half the
+// rate with weight decay 0.05 on its matrices, the final norm as before, clipped at a norm of
+// its own. attn::gpt::train()
+// with the same ParameterGroup list, step by step: the frozen parameters bit-identical to their
+// start, every trained one within 1e-10 of torch's after each step (b_K, whose gradient is
+// rounding, within the drift rounding allows), and the loss and the clipped norm too.
+TEST(TorchGpt, ParameterGroupsTrainAsTorchsWithFrozenParameters) {
+  const arma::mat o = at("optimiser");
+  const arma::mat groups = at("frozen groups");
+  const attn::math::WarmupCosine schedule = torch_schedule();
+  const attn::gpt::TrainingSettings settings{
+      .steps = static_cast<std::int64_t>(o(5)),
+      .batch = 3,
+      .peak_learning_rate = schedule.peak,
+      .final_learning_rate = schedule.minimum,
+      .warmup_steps = schedule.warmup_steps,
+      .weight_decay = o(3),
+      .beta1 = o(0),
+      .beta2 = o(1),
+      .clip_norm = groups(2),
+      .evaluate_every = 1000,
+      .groups = {{.prefix = "embedding", .frozen = true},
+                 {.prefix = "position_embedding", .frozen = true},
+                 {.prefix = "blocks.0.", .frozen = true},
+                 {.prefix = "blocks.1.", .rate_factor = groups(0), .weight_decay = groups(1)}}};
+  ASSERT_EQ(settings.steps, schedule.total_steps);
+  ASSERT_EQ(attn::gpt::schedule_of(settings).start_factor, schedule.start_factor);
+  attn::gpt::TrainingState state = attn::gpt::start(torch_weights("frozen ").config, settings);
+  state.weights = torch_weights("frozen ");  // torch's start, not ours (the batch draws nothing)
+  const attn::gpt::TransformerWeights start = state.weights;
+  const attn::gpt::PackedBatch batch = torch_batch("frozen ");
+  const attn::gpt::NextBatch same = [&batch](std::int64_t, attn::numpy::Generator&) {
+    return batch;
+  };
+  const attn::gpt::Evaluation none = [](const attn::gpt::TransformerWeights&, attn::gpt::Step&) {
+    return attn::gpt::Measurement{};
+  };
+  const double key_bias_tolerance = settings.steps * schedule.peak * kZeroGradient / o(2);
+  std::size_t frozen = 0;
+  double parameter_gap = 0.0;
+  std::vector<bool> clipped;
+  for (std::int64_t t = 0; t < settings.steps; ++t) {
+    attn::gpt::train(state, settings, same, none, t + 1);
+    const std::string step = "frozen step " + std::to_string(t) + " ";
+    EXPECT_LE(std::abs(state.history.back().loss - at(step + "loss")(0)), kTorch) << step;
+    EXPECT_LE(std::abs(state.history.back().gradient_norm - at(step + "norm")(0)), kTorch)
+        << step << "norm of the trained parameters' gradients";
+    clipped.push_back(state.history.back().gradient_norm > settings.clip_norm);
+    const std::vector<attn::gpt::ConstParameter> before = attn::gpt::parameters(start);
+    const std::vector<attn::gpt::Parameter> now = attn::gpt::parameters(state.weights);
+    for (std::size_t k = 0; k < now.size(); ++k) {
+      const std::string& name = now[k].name;
+      const bool is_frozen =
+          name == "embedding" || name == "position_embedding" || name.starts_with("blocks.0.");
+      if (is_frozen) {
+        EXPECT_TRUE(arma::approx_equal(*now[k].value, *before[k].value, "absdiff", 0.0))
+            << step << name << " is frozen";
+        frozen += t == 0 ? 1 : 0;
+      }
+      const double difference = gap(*now[k].value, at(step + "parameter " + name));
+      EXPECT_LE(difference, is_key_bias(name) ? key_bias_tolerance : kTorch)
+          << step << "parameter " << name;
+      if (!is_key_bias(name))
+        parameter_gap = std::max(parameter_gap, difference);
+    }
+  }
+  EXPECT_EQ(frozen, 2u + 16u);                                 // E, P and block 0's 16 parameters
+  EXPECT_EQ(clipped, (std::vector<bool>{true, true, false}));  // the run's clip, tried both ways
+  EXPECT_EQ(state.optimizer.first.size(), attn::gpt::parameters(state.weights).size() - frozen);
+  RecordProperty("parameter_gap", fmt::format("{:.2e}", parameter_gap));
 }

@@ -3,6 +3,7 @@
 // each token's cost under the documented window rule, divided by its bytes and ln 2; encode()
 // counts every byte once; only the blocks' matrices decay; start() draws the model from the
 // seed's stream; and each step of train() is the recipe it documents, draw for draw.
+#include <attn/gpt/checkpoint.hpp>
 #include <attn/gpt/forward.hpp>
 #include <attn/gpt/text.hpp>
 #include <attn/gpt/trainer.hpp>
@@ -131,11 +132,31 @@ TEST(BitsOnBoth, MeasuresBothTextsTheSameWay) {
   const attn::gpt::TransformerWeights w = model(8);
   const gpt::TokenText held_out = token_text(40, 5);
   const gpt::TokenText training = token_text(30, 6);
-  const gpt::Measurement m = gpt::bits_on_both(held_out, training, 25)(w);
+  gpt::Step step = gpt::make_step(w.config, gpt::Precision::float64);
+  const gpt::Measurement m = gpt::bits_on_both(held_out, training, 25)(w, step);
   EXPECT_NEAR(m.held_out, direct_bits_per_byte(w, held_out, 25), 1e-12);
   ASSERT_TRUE(m.training.has_value());
   EXPECT_NEAR(*m.training, direct_bits_per_byte(w, training, 25), 1e-12);
-  EXPECT_FALSE(gpt::held_out_bits(held_out, 25)(w).training.has_value());
+  EXPECT_FALSE(gpt::held_out_bits(held_out, 25)(w, step).training.has_value());
+}
+
+// A run's Step scores in its precision: the float32 step's numbers are those bits_per_byte()
+// gives in float32 alone, and one step scores two texts in turn, twice, its working memory
+// resized between them, with the same numbers as fresh steps.
+TEST(BitsPerByte, TheRunsFloat32StepScoresAsAFreshOneDoes) {
+  attn::gpt::TransformerWeights w = model(8);
+  w.config.dropout = 0.0;  // the float32 step's models drop nothing out; scoring never does
+  const gpt::TokenText held_out = token_text(40, 5);
+  const gpt::TokenText training = token_text(30, 6);
+  gpt::Step step = gpt::make_step(w.config, gpt::Precision::float32);
+  ASSERT_NE(step.float32(), nullptr);
+  for (int round = 0; round < 2; ++round)
+    for (const gpt::TokenText* text : {&held_out, &training})
+      EXPECT_EQ(gpt::bits_per_byte(w, *text, 25, step),
+                gpt::bits_per_byte(w, *text, 25, gpt::Precision::float32));
+  EXPECT_NEAR(gpt::bits_per_byte(w, held_out, 25, step), direct_bits_per_byte(w, held_out, 25),
+              1e-5);
+  EXPECT_EQ(gpt::make_step(w.config, gpt::Precision::float64).float32(), nullptr);
 }
 
 TEST(BitsPerByte, NeedsTwoTokens) {
@@ -470,3 +491,91 @@ TEST(ProgressLine, OnlyOnATerminalAndEndsItsLineAtTheLastStep) {
 }
 
 }  // namespace
+
+namespace {
+
+// A run with groups: the embedding and block 0 frozen, block 1's parameters at a quarter of the
+// rate without decay.
+gpt::TrainingSettings grouped(gpt::Precision precision) {
+  gpt::TrainingSettings s = settings();
+  s.precision = precision;
+  s.groups = {{.prefix = "embedding", .frozen = true},
+              {.prefix = "blocks.0.", .frozen = true},
+              {.prefix = "blocks.1.", .rate_factor = 0.25, .weight_decay = 0.0}};
+  return s;
+}
+
+}  // namespace
+
+// Frozen parameters are bit-identical after training, in either precision; the trained ones
+// move; AdamW keeps moments for the trained ones alone, and a checkpoint of the run reads back.
+TEST(ParameterGroups, FrozenParametersStayBitIdenticalInEitherPrecision) {
+  for (const gpt::Precision precision : {gpt::Precision::float64, gpt::Precision::float32}) {
+    SCOPED_TRACE(gpt::to_string(precision));
+    const gpt::TrainingSettings s = grouped(precision);
+    gpt::TransformerConfig c = config(8);
+    c.layers = 2;
+    c.dropout = 0.0;  // the float32 step's models drop nothing out
+    gpt::TrainingState state = gpt::start(c, s);
+    const gpt::TransformerWeights before = state.weights;
+    train_on(state, s, token_text(40, 7).tokens, token_text(20, 8), s.steps);
+    const std::vector<gpt::ConstParameter> start = gpt::parameters(before);
+    const std::vector<gpt::Parameter> now = gpt::parameters(state.weights);
+    std::size_t frozen = 0;
+    for (std::size_t k = 0; k < now.size(); ++k) {
+      const bool is_frozen = now[k].name == "embedding" || now[k].name.starts_with("blocks.0.");
+      frozen += is_frozen ? 1 : 0;
+      const bool same = arma::approx_equal(*now[k].value, *start[k].value, "absdiff", 0.0);
+      const bool surely_moves = now[k].name.find("gamma") != std::string::npos ||
+                                now[k].name.starts_with("position") ||
+                                now[k].name.find(".W") != std::string::npos;
+      if (is_frozen) {
+        EXPECT_TRUE(same) << now[k].name << " is frozen";
+      } else if (surely_moves) {
+        EXPECT_FALSE(same) << now[k].name << " is trained";
+      }
+    }
+    EXPECT_EQ(frozen, 17u);  // the embedding and block 0's 16
+    EXPECT_EQ(state.optimizer.first.size(), now.size() - frozen);
+    const gpt_test::TempDir dir;
+    const std::string path = dir.file("grouped.ckpt");
+    gpt::save_checkpoint(path, "grouped\n", state);
+    const gpt::TrainingState read = gpt::load_checkpoint(path, "grouped\n", c, s);
+    EXPECT_EQ(read.optimizer.first.size(), state.optimizer.first.size());
+  }
+}
+
+// A group's rate factor scales its parameters' steps: with every parameter in one group at
+// factor 0, nothing moves.
+TEST(ParameterGroups, ARateFactorOfZeroMovesNothing) {
+  gpt::TrainingSettings s = settings();
+  s.groups = {{.prefix = "", .rate_factor = 0.0}};
+  gpt::TrainingState state = gpt::start(config(8), s);
+  const gpt::TransformerWeights before = state.weights;
+  train_on(state, s, token_text(40, 7).tokens, token_text(20, 8), 3);
+  const std::vector<gpt::ConstParameter> start = gpt::parameters(before);
+  const std::vector<gpt::Parameter> now = gpt::parameters(state.weights);
+  for (std::size_t k = 0; k < now.size(); ++k)
+    EXPECT_TRUE(arma::approx_equal(*now[k].value, *start[k].value, "absdiff", 0.0)) << now[k].name;
+}
+
+TEST(ParameterGroups, RefusesAGroupThatNamesNothingAndBadFactors) {
+  gpt::TrainingSettings s = settings();
+  gpt::TrainingState state = gpt::start(config(8), s);
+  s.groups = {{.prefix = "block.0.", .frozen = true}};  // "blocks", misspelt
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { (void)gpt::trained_parameters(state.weights, s); },
+      "train: the parameter group \"block.0.\" names no parameter of the model"));
+  s.groups = {{.prefix = "blocks.", .rate_factor = -1.0}};
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { (void)gpt::trained_parameters(state.weights, s); },
+      "the parameter group \"blocks.\" has the rate factor -1"));
+  s.groups = {{.prefix = "blocks.", .weight_decay = std::nan("")}};
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { (void)gpt::trained_parameters(state.weights, s); },
+      "the parameter group \"blocks.\" has the weight decay nan"));
+  s.groups = {{.prefix = "", .frozen = false}, {.prefix = "embedding", .frozen = true}};
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { (void)gpt::trained_parameters(state.weights, s); },
+      "group \"embedding\" names no parameter of the model (an earlier group takes them"));
+}

@@ -232,7 +232,7 @@ TEST(AdamW, ShapeErrorsNameTheIndexAndBothShapes) {
   attn::math::AdamW optimizer({true, false});
   const arma::mat gW(2, 3, arma::fill::ones), gb(1, 3, arma::fill::ones);
   EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>([&] { optimizer.step({&W}, {gW}, 0.1); },
-                                                   "1 parameters, but 2 decay flags"));
+                                                   "1 parameters, but 2 given at construction"));
   EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>(
       [&] {
         optimizer.step({&W, &b}, {gW}, 0.1);

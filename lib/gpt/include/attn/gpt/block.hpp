@@ -47,7 +47,7 @@ struct NormForward {
   math::LayerNorm layer;         ///< with Norm::layer_norm.
   math::RmsNorm rms;             ///< with Norm::rms_norm.
   /// \brief The normalised rows. \return `(N × d)`.
-  [[nodiscard]] const arma::mat& y() const { return kind == Norm::layer_norm ? layer.y : rms.y; }
+  [[nodiscard]] const arma::mat& y() const;
 };
 
 /// \brief Layer norm or RMSNorm of each row (attn::math::layer_norm(), attn::math::rms_norm()).

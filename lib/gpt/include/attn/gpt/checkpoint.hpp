@@ -13,8 +13,9 @@
 /// | 24 + 41k | the batch losses summed and counted, k, the curve points (below) |
 /// | 8 + 16s | s, the history: each step's loss and gradient norm |
 /// | 8, then P times | P; each parameter's name, rows, columns, values (parameters()) |
-/// | 8, then P times | AdamW's moment pairs (0 before its first step); each pair |
-/// | 8 | FNV-1a (64-bit) of every byte before it |
+/// | 8, then T times | T, AdamW's moment pairs (0 before its first step): one per trained parameter
+/// (trained_parameters(): all of them unless a ParameterGroup freezes some); each pair | | 8 |
+/// FNV-1a (64-bit) of every byte before it |
 ///
 /// A curve point is its step, learning rate, batch loss and held-out measurement (8 bytes
 /// each), one byte saying whether the training measurement was taken (1) or not (0), and that
@@ -42,10 +43,10 @@ namespace attn::gpt {
 /// \param bytes any bytes. \return the hash.
 std::uint64_t fnv1a(std::string_view bytes);
 
-/// \brief What makes a checkpoint belong to a run, as text: the model's sizes, the training
-///        settings, FNV-1a hashes of the tokenizer's merges and of the training text, and how
-///        the run measures its curve. A checkpoint is resumed only by a run with the same
-///        fingerprint.
+/// \brief What makes a checkpoint belong to a run, as text: the model's sizes and choices
+///        (describe()), the training settings, FNV-1a hashes of the tokenizer's merges and of the
+///        training text, and how the run measures its curve. A checkpoint is resumed only by a run
+///        with the same fingerprint.
 /// \param model,settings the run. \param tokenizer its BPE. \param training its training text.
 /// \param evaluation what its Evaluation measures, in words (such as "bits per byte of the
 ///        first 8192 held-out tokens"): a curve measured otherwise is another run's.
@@ -88,7 +89,7 @@ inline constexpr double kLargestCheckpointWeight = 1e4;
 /// - every number finite; each weight within ±kLargestCheckpointWeight; a curve point's flag 0
 ///   or 1, and its training measurement +0 when the flag is 0 (as saved);
 /// - the step between 0 and `settings.steps`; the history one record a step; AdamW's step count
-///   equal to the step; no moments at step 0 and one pair per parameter after it;
+///   equal to the step; no moments at step 0 and one pair per trained parameter after it;
 /// - each history record's loss and gradient norm at least 0;
 /// - the curve's points where the run measures (step 0 with `evaluate_at_start`, every
 ///   `evaluate_every` steps, the last step), each with the schedule's learning rate for its

@@ -59,6 +59,8 @@
 ///   `(d × 2 d_ff)`, then \f$\mathrm{silu}(\text{gate}) \odot \text{up}\f$ with the logistic
 ///   \f$\sigma\f$ from the same vectorised exponential (of \f$-|a|\f$, which never overflows),
 ///   then \f$W_\text{down}\f$; no biases.
+/// - **Attention without biases**: \f$b_{QKV}\f$ and \f$b_O\f$ are left empty, and the linear
+///   kernels then add no bias and compute no bias gradient.
 ///
 /// The weights stay `TransformerWeights` in double: the optimiser updates them in double (as
 /// mixed-precision training keeps a full-precision master copy), and the step rounds them to
@@ -70,6 +72,7 @@
 #include <attn/gpt/model.hpp>
 
 #include <memory>
+#include <string>
 
 namespace attn::gpt {
 
@@ -81,9 +84,20 @@ class Float32Step {
  public:
   /// \brief A step for models of these sizes.
   /// \param config the sizes.
-  /// \throws InputError as check_config() does, or if the embeddings are not tied or the
-  ///         dropout rate is not 0 (those are transformer_step()'s).
+  /// \throws InputError as check_config() does, or with refusal()'s reason if the step does
+  ///         not support the configuration (untied embeddings and dropout are
+  ///         transformer_step()'s).
   explicit Float32Step(const TransformerConfig& config);
+
+  /// \brief Whether this step computes models of this configuration: those with tied
+  ///        embeddings and no dropout, whatever their other choices.
+  /// \param config the sizes and choices. \return whether refusal() is empty.
+  [[nodiscard]] static bool supports(const TransformerConfig& config);
+
+  /// \brief Why this step does not compute models of this configuration, naming the field
+  ///        (`"dropout 0.1: ..."`), or empty if it does.
+  /// \param config the sizes and choices. \return the reason, or empty.
+  [[nodiscard]] static std::string refusal(const TransformerConfig& config);
   ~Float32Step();
   /// \brief Takes over \p other's working memory. \param other left empty.
   Float32Step(Float32Step&& other) noexcept;
@@ -98,8 +112,9 @@ class Float32Step {
   /// \return the loss and the gradients, in double; `logits` is left empty. They are this
   ///         object's, overwritten by the next call: once the first step has sized it, a step
   ///         allocates no memory.
-  /// \throws InputError, ShapeError as transformer_step() does, and ShapeError if
-  ///         \p weights' sizes or choices are not the ones given at construction.
+  /// \throws InputError, ShapeError as transformer_step() does, and ShapeError naming the
+  ///         first field (difference()) if \p weights' configuration is not the one given at
+  ///         construction.
   const TransformerStep& run(const TransformerWeights& weights, const PackedBatch& batch);
 
   /// \brief The forward pass and the loss alone, to measure a model.

@@ -14,17 +14,17 @@
 /// \f$E\f$ is the learned embedding `(V × d)`; \f$P\f$ the positions: chapter 07's sinusoidal
 /// table (fixed), a learned table `(max_length × d)`, or nothing (with no positions, or with
 /// rotary ones, which act inside attention instead). MultiHead is the causal attention of
-/// chapter 08 with biases, MLP the GELU network of layers.hpp, Norm layer norm: GPT-2's block,
-/// the "pre-norm" arrangement, in which each branch reads a normalised copy of the residual
-/// stream and adds its result back. Row \f$i\f$ of the logits \f$z\f$ scores every token of the
-/// vocabulary as the token after \f$t_i\f$. With tied embeddings (GPT-2's choice, chapter 11)
-/// the output layer is the embedding read backwards: a token's logit is the dot product of the
+/// chapter 08 (with biases, or without), MLP the GELU network of layers.hpp, Norm layer norm:
+/// GPT-2's block, the "pre-norm" arrangement, in which each branch reads a normalised copy of the
+/// residual stream and adds its result back. Row \f$i\f$ of the logits \f$z\f$ scores every token
+/// of the vocabulary as the token after \f$t_i\f$. With tied embeddings (GPT-2's choice, chapter
+/// 11) the output layer is the embedding read backwards: a token's logit is the dot product of the
 /// final state with that token's own embedding row, and the model has no \f$W_U, b_U\f$.
 ///
 /// Today's models changed this block in a few ways, each a choice of TransformerConfig:
 /// rotary positions (RoPE) inside attention, fewer key/value heads
 /// than query heads (grouped-query and multi-query attention), a sliding window of \f$w\f$
-/// keys, RMSNorm for layer norm and the SwiGLU MLP for GELU's.
+/// keys, RMSNorm for layer norm, the SwiGLU MLP for GELU's and attention without biases.
 ///
 /// Training may drop out (chapter 11): with a rate \f$p > 0\f$ and a source of uniform draws,
 /// the forward pass applies dropout() to \f$x^{(0)}\f$ and to each branch's output before it is
@@ -70,9 +70,21 @@ enum class Mlp {
 
 /// \brief The sizes of a model and its choices: everything that fixes the shapes of its weights
 ///        and what its passes compute. The defaults are chapter 10's. GPT-2's block and a block
-///        in the style of Llama (rotary positions, grouped-query attention, RMSNorm, SwiGLU) are
-///        two settings of `positions`, `kv_heads`, `norm` and `mlp`; `window` adds Mistral
-///        7B's sliding window. Unlike Llama's, this model's attention always has biases.
+///        in the style of Llama (rotary positions, grouped-query attention, RMSNorm, SwiGLU,
+///        attention without biases) are two settings of `positions`, `kv_heads`, `norm`, `mlp`
+///        and `attention_biases`; `sliding_window` adds Mistral 7B's sliding window of \f$w\f$
+///        keys.
+///
+/// A configuration is one description: two are equal when every field is (the comparison is
+/// C++'s defaulted one, so a new field takes part without being listed), and describe() prints
+/// every field (a structured binding of the whole struct, so a field it forgets stops the
+/// build). Checkpoints' fingerprints, the float32 step's refusals and the errors all print it.
+///
+/// Each choice is read in one of two ways, both exhaustive: a `switch` with a case for every
+/// value where the computation differs (normalise(), the MLP, the embedding), and otherwise a
+/// property of the choice, itself such a `switch`: learns_positions(), rotates(), has_shift(),
+/// has_biases(). The build warns of a `switch` that misses a value and treats warnings as
+/// errors, so a value added to an enum stops the build at every place that must decide it.
 struct TransformerConfig {
   arma::uword vocabulary = 0;                   ///< \f$V\f$, the number of words.
   arma::uword d_model = 0;                      ///< \f$d\f$, the width of the residual stream.
@@ -85,9 +97,14 @@ struct TransformerConfig {
   double dropout = 0.0;          ///< \f$p \in [0, 1)\f$, applied only when training.
   arma::uword kv_heads = 0;      ///< \f$g\f$ key/value heads, dividing \f$h\f$; 0 means \f$h\f$,
                                  ///< 1 is multi-query attention (attn::math::MultiHeadWeights).
-  arma::uword window = 0;        ///< \f$w\f$: each token attends to the last \f$w\f$ only; 0: all.
+  arma::uword sliding_window =
+      0;                         ///< \f$w\f$: each token attends to the last \f$w\f$ only; 0: all.
   Norm norm = Norm::layer_norm;  ///< the normalisation.
   Mlp mlp = Mlp::gelu;           ///< the MLP.
+  bool attention_biases = true;  ///< \f$b_Q, b_K, b_V, b_O\f$ (GPT-2); `false`: none, as
+                                 ///< in Llama, Mistral and PyTorch's `nn.Linear(..., bias=False)`.
+  /// \brief Equal when every field is. \return whether they are.
+  bool operator==(const TransformerConfig&) const = default;
 };
 
 /// \brief The name of a choice of positions, as the enum spells it (`"rotary"`).
@@ -100,6 +117,28 @@ std::string_view to_string(Norm norm);
 /// \param mlp the choice. \return its name.
 std::string_view to_string(Mlp mlp);
 
+/// \brief Whether the positions are a table the model learns, \f$P\f$ `(max_length × d)`.
+/// \param positions the choice. \return true for Positions::learned.
+bool learns_positions(Positions positions);
+/// \brief Whether the positions act inside attention, by turning queries and keys.
+/// \param positions the choice. \return true for Positions::rotary.
+bool rotates(Positions positions);
+/// \brief Whether the norm has a shift \f$\beta\f$ as well as a gain \f$\gamma\f$.
+/// \param norm the choice. \return true for Norm::layer_norm.
+bool has_shift(Norm norm);
+/// \brief Whether the MLP's layers have biases. \param mlp the choice.
+/// \return true for Mlp::gelu.
+bool has_biases(Mlp mlp);
+
+/// \brief A configuration's printed form: one line per field, its name and its value
+///        (`"window 16"`), in the struct's order.
+/// \param config the sizes and choices. \return the lines, each ended by a newline.
+std::string describe(const TransformerConfig& config);
+
+/// \brief Where two configurations differ: the first line of describe() that does, both ways.
+/// \param have,want the two. \return `"window 16, not window 0"`, or empty when they are equal.
+std::string difference(const TransformerConfig& have, const TransformerConfig& want);
+
 /// \brief The number of key/value heads of a model: TransformerConfig::kv_heads, or
 ///        \f$h\f$ where it is 0. \param config the model's sizes. \return \f$g\f$.
 arma::uword key_value_heads(const TransformerConfig& config);
@@ -109,7 +148,8 @@ arma::uword key_value_heads(const TransformerConfig& config);
 struct BlockWeights {
   arma::rowvec ln1_gamma;            ///< `(1 × d)`: the norm before attention.
   arma::rowvec ln1_beta;             ///< `(1 × d)`; empty with RMSNorm.
-  math::MultiHeadWeights attention;  ///< `W_Q, W_O: (d × d)`, `W_K, W_V: (d × g·d_k)`, biases.
+  math::MultiHeadWeights attention;  ///< `W_Q, W_O: (d × d)`, `W_K, W_V: (d × g·d_k)`, biases
+                                     ///< (empty without TransformerConfig::attention_biases).
   arma::rowvec ln2_gamma;            ///< `(1 × d)`: the norm before the MLP.
   arma::rowvec ln2_beta;             ///< `(1 × d)`; empty with RMSNorm.
   math::FeedForwardWeights mlp;      ///< GELU: `W1: (d × d_ff)`, `W2: (d_ff × d)`, biases.
@@ -130,14 +170,15 @@ struct TransformerWeights {
 
 /// \brief Checks a model's sizes.
 /// \param config the sizes.
-/// \throws InputError if a size is 0, \f$d\f$ is odd with sinusoidal positions, \f$d_k\f$ is odd
-///         with rotary ones, \f$h \nmid d\f$, \f$g \nmid h\f$ or the dropout rate is outside
-///         [0, 1).
+/// \throws InputError if a choice is outside its enum, a size is 0, \f$d\f$ is odd with
+///         sinusoidal positions, \f$d_k\f$ is odd with rotary ones, \f$h \nmid d\f$,
+///         \f$g \nmid h\f$ or the dropout rate is outside [0, 1).
 void check_config(const TransformerConfig& config);
 
 /// \brief Checks a model's weights against its sizes: the number of blocks, the embedding's,
-///        positions' and output layer's shapes (the blocks' inner shapes are checked by the
-///        layers that use them), and that every weight is finite.
+///        positions' and output layer's shapes, the attention's biases present or absent as
+///        the config says (the blocks' other inner shapes are checked by the layers that use
+///        them), and that every weight is finite.
 /// \param weights the model.
 /// \throws InputError as check_config() does, or naming a weight that holds a NaN or an
 ///         infinity as parameters() names it (`blocks.0.attention.W_Q`).
@@ -185,9 +226,9 @@ using ConstParameter = ParameterOf<const arma::mat>;  ///< a parameter to read.
 
 /// \brief Every learned matrix of \p weights, in a fixed order: the embedding, the learned
 ///        positions (if learned), then per block ln1 (gamma, and beta unless RMSNorm), W_Q, W_K,
-///        W_V, W_O, b_Q, b_K, b_V, b_O, ln2, then W1, b1, W2, b2 (GELU) or W_gate, W_up, W_down
-///        (SwiGLU); then the final norm, and \f$W_U\f$, \f$b_U\f$ unless the embeddings are
-///        tied.
+///        W_V, W_O, b_Q, b_K, b_V, b_O (unless the attention has no biases), ln2, then W1, b1, W2,
+///        b2 (GELU) or W_gate, W_up, W_down (SwiGLU); then the final norm, and \f$W_U\f$, \f$b_U\f$
+///        unless the embeddings are tied.
 /// \param weights the model (or a gradient of it). \return pointers into \p weights.
 std::vector<Parameter> parameters(TransformerWeights& weights);
 
@@ -201,8 +242,9 @@ std::vector<bool> decay_flags(const TransformerWeights& weights);
 /// \brief The number of learned numbers: \f$Vd + L(A + M + 2n) + n\f$, plus \f$dV + V\f$
 ///        unless the embeddings are tied, plus \f$d \cdot \text{max\_length}\f$ if the
 ///        positions are learned. Attention has \f$A = 2d^2 + 2d\,g\,d_k + 2d + 2g\,d_k\f$
-///        (\f$4d^2 + 4d\f$ when \f$g = h\f$); the MLP \f$M = 2d\,d_{ff} + d_{ff} + d\f$ (GELU)
-///        or \f$3d\,d_{ff}\f$ (SwiGLU); a norm \f$n = 2d\f$ (layer norm) or \f$d\f$ (RMSNorm).
+///        (\f$4d^2 + 4d\f$ when \f$g = h\f$), or \f$2d^2 + 2d\,g\,d_k\f$ without biases; the MLP
+///        \f$M = 2d\,d_{ff} + d_{ff} + d\f$ (GELU) or \f$3d\,d_{ff}\f$ (SwiGLU); a norm \f$n =
+///        2d\f$ (layer norm) or \f$d\f$ (RMSNorm).
 /// \param config the sizes. \return the count.
 /// \throws InputError as check_config() does.
 arma::uword parameter_count(const TransformerConfig& config);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <attn/gpt/model.hpp>
+#include <attn/gpt/step.hpp>
 #include <attn/gpt/trainer.hpp>
 #include <attn/text/bpe.hpp>
 
@@ -42,23 +43,29 @@ TokenText encode(const text::BpeTokenizer& tokenizer, const std::string& text);
 double bits_per_byte(const TransformerWeights& weights, const TokenText& text,
                      std::size_t tokens = 0, Precision precision = Precision::float64);
 
+/// \brief The same, with a run's Step: in float32, its Float32Step scores the windows in the
+///        working memory the run's training steps use, so a measurement sizes no new one.
+/// \param weights the model. \param text from encode(). \param tokens as above.
+/// \param step the run's, made for \p weights' configuration. \return bits per byte.
+/// \throws InputError naming the field if \p step was made for another configuration, and as
+///         above.
+double bits_per_byte(const TransformerWeights& weights, const TokenText& text, std::size_t tokens,
+                     Step& step);
+
 /// \brief A measurement for the trainer: bits_per_byte() of the first \p tokens of
-///        \p held_out (the Measurement's training number is not taken).
+///        \p held_out (the Measurement's training number is not taken), with the run's Step,
+///        so in the run's precision.
 /// \param held_out the held-out text, encoded (copied into the measurement).
 /// \param tokens how much of it to read, as bits_per_byte() takes it (all if 0).
-/// \param precision as bits_per_byte() takes it.
 /// \return the Evaluation.
-Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens,
-                         Precision precision = Precision::float64);
+Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens);
 
 /// \brief Chapter 11's measurement for the trainer: bits_per_byte() of the first \p tokens of
 ///        \p held_out and of the first \p tokens of \p training, read the same way (the same
 ///        windows, the same contexts), so that the two numbers differ only by the text.
 /// \param held_out,training the two texts, encoded (copied into the measurement).
 /// \param tokens how much of each to read, as bits_per_byte() takes it (all if 0).
-/// \param precision as bits_per_byte() takes it.
-/// \return the Evaluation.
-Evaluation bits_on_both(const TokenText& held_out, const TokenText& training, std::size_t tokens,
-                        Precision precision = Precision::float64);
+/// \return the Evaluation, which scores with the run's Step.
+Evaluation bits_on_both(const TokenText& held_out, const TokenText& training, std::size_t tokens);
 
 }  // namespace attn::gpt

@@ -17,22 +17,35 @@
 
 #include <attn/gpt/batch.hpp>
 #include <attn/gpt/model.hpp>
+#include <attn/gpt/step.hpp>
 #include <attn/math/optimizer.hpp>
 #include <attn/numpy/numpy_random.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace attn::gpt {
 
-/// \brief The arithmetic of a training step.
-enum class Precision {
-  float64,  ///< transformer_step(): the readable reference, equal to PyTorch within 1e-10.
-  float32,  ///< Float32Step: the same step in `float`, written for speed (float32_step.hpp).
+/// \brief How some of a model's parameters are trained: PyTorch's parameter groups (nanoGPT's
+///        `configure_optimizers()` makes two, decayed and not), with `requires_grad=False` for a
+///        frozen group. Fine-tuning freezes a base model's parameters and trains the rest.
+struct ParameterGroup {
+  /// The parameters whose names (parameters()) begin with it; "" is all. End it with a dot
+  /// ("blocks.1."), or "blocks.1" takes blocks.10 too.
+  std::string prefix = {};
+  bool frozen = false;  ///< never changed: no gradient is applied, no moments are kept.
+  /// Its learning rate is the schedule's times this (torch's equal: a `LambdaLR` of the
+  /// schedule over groups whose initial rates are the peak times their factors).
+  double rate_factor = 1.0;
+  /// Its \f$\lambda\f$ for the parameters that decays() (the others never decay); unset, the
+  /// settings' weight_decay.
+  std::optional<double> weight_decay = {};
 };
 
 /// \brief Everything that fixes a training run besides the model's sizes and its data.
@@ -56,7 +69,27 @@ struct TrainingSettings {
   /// What each step computes in. The weights, the optimiser's moments and the update are in
   /// double either way.
   Precision precision = Precision::float64;
+  /// The parameter groups: the first whose prefix begins a parameter's name says how it is
+  /// trained; a parameter no group names is trained as the settings say. Empty: all alike.
+  std::vector<ParameterGroup> groups = {};
 };
+
+/// \brief One parameter a run trains, and how: AdamW's decay and rate factor for it.
+struct TrainedParameter {
+  Parameter parameter;         ///< where it is, its name and role.
+  std::size_t index = 0;       ///< its place in parameters().
+  math::AdamW::Update update;  ///< its \f$\lambda\f$ (0 if it does not decay) and factor.
+};
+
+/// \brief The parameters a run trains, in the order of parameters(), each with its update:
+///        the frozen ones left out. The trainer steps these, clips their gradients' norm and
+///        keeps their moments; a checkpoint pairs its moments with them.
+/// \param weights the model. \param settings the run (its weight_decay and groups).
+/// \return the trained parameters, pointing into \p weights.
+/// \throws InputError if a group's rate factor or decay is negative or not finite, or a group
+///         names no parameter (a prefix with a typo would otherwise freeze or change nothing).
+std::vector<TrainedParameter> trained_parameters(TransformerWeights& weights,
+                                                 const TrainingSettings& settings);
 
 /// \brief The schedule of \p settings as the optimiser reads it: step \f$t < W\f$ of the
 ///        warm-up runs at \f$\eta_{\max}(t + 1)/(W + 1)\f$ (so the first step is not taken at
@@ -89,7 +122,7 @@ struct CurvePoint {
 ///        norm at every step, where the curve has a point every few steps.
 struct StepRecord {
   double loss = 0.0;           ///< the batch's mean loss before the update (nats per token).
-  double gradient_norm = 0.0;  ///< the global norm before clipping.
+  double gradient_norm = 0.0;  ///< the trained parameters' gradients' norm, before clipping.
 };
 
 /// \brief Where a run stands: all a checkpoint keeps.
@@ -121,15 +154,16 @@ using NextBatch = std::function<PackedBatch(std::int64_t step, numpy::Generator&
 NextBatch window_batches(const arma::uvec& tokens, arma::uword window, arma::uword batch);
 
 /// \brief The measurement of a CurvePoint, for example bits per byte of held-out text and of
-///        training text. It must not change the weights nor draw from the run's stream.
-using Evaluation = std::function<Measurement(const TransformerWeights& weights)>;
+///        training text. It must not change the weights nor draw from the run's stream. It is
+///        given the run's Step, whose float32 step (and its working memory) it may score with.
+using Evaluation = std::function<Measurement(const TransformerWeights& weights, Step& step)>;
 
 /// \brief What one step did, for a progress line or a log.
 struct StepReport {
   std::int64_t step = 0;       ///< steps taken, this one included.
   std::int64_t steps = 0;      ///< of the run.
   double loss = 0.0;           ///< the batch's mean loss before the update (nats per token).
-  double gradient_norm = 0.0;  ///< the global norm before clipping.
+  double gradient_norm = 0.0;  ///< the trained parameters' gradients' norm, before clipping.
   double learning_rate = 0.0;  ///< the rate the step took.
 };
 
@@ -148,8 +182,9 @@ bool stderr_is_terminal();
 Progress progress_line(std::ostream& log, bool terminal = stderr_is_terminal());
 
 /// \brief Trains from where \p state is until step \p until (at most settings.steps): each
-///        step takes \p next_batch, runs transformer_step() with dropout drawn from the run's
-///        stream (or, in Precision::float32, a Float32Step), clips the gradients to
+///        step takes \p next_batch, runs the run's Step (make_step(), made once for the call:
+///        transformer_step() with dropout drawn from the run's stream, or in
+///        Precision::float32 a Float32Step), clips the gradients to
 ///        settings.clip_norm, and takes an AdamW step at the schedule's rate, and records the
 ///        step's loss and gradient norm in the history; every evaluate_every steps and at the last,
 ///        a CurvePoint is added (and one at step 0 first, with evaluate_at_start). Stopping and
@@ -163,5 +198,16 @@ Progress progress_line(std::ostream& log, bool terminal = stderr_is_terminal());
 ///         do.
 void train(TrainingState& state, const TrainingSettings& settings, const NextBatch& next_batch,
            const Evaluation& evaluate, std::int64_t until, const Progress& progress = {});
+
+/// \brief The same with the caller's Step, kept from one call to the next: a run trained in
+///        parts (a checkpoint between them) and scored afterwards uses one step, and one
+///        float32 working memory, from start to end.
+/// \param step made by make_step() for the model's configuration and settings.precision.
+/// \param state,settings,next_batch,evaluate,until,progress as above.
+/// \throws InputError if \p step was made for another configuration or precision, naming
+///         the field, and as above.
+void train(Step& step, TrainingState& state, const TrainingSettings& settings,
+           const NextBatch& next_batch, const Evaluation& evaluate, std::int64_t until,
+           const Progress& progress = {});
 
 }  // namespace attn::gpt

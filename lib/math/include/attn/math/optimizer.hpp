@@ -15,6 +15,7 @@
 #include <armadillo>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace attn::math {
@@ -51,8 +52,29 @@ struct AdamWState {
 /// matrix (attention and MLP weights, and the embeddings, the token embedding being tied to the
 /// unembedding) and not the biases nor the layer norms' gains and shifts; minGPT also spared
 /// the embeddings. Either rule is a choice of flags.
+///
+/// PyTorch's parameter groups may also give each group its own \f$\lambda\f$ and its own rate;
+/// AdamW::Update is one parameter's: with its factor \f$f\f$, it takes \f$f\eta_t\f$ for
+/// \f$\eta_t\f$ everywhere above, in the decay \f$(1 - f\eta_t\lambda)\,\theta\f$ too, as torch
+/// uses a group's own rate. That equals torch when each group's rate is its factor times one
+/// schedule (a `LambdaLR`, which scales each group's initial rate); torch's
+/// `CosineAnnealingLR` instead ends every group at the same `eta_min`.
 class AdamW {
  public:
+  /// \brief How one parameter is updated, as its PyTorch parameter group says.
+  struct Update {
+    double weight_decay = 0.0;  ///< its \f$\lambda\f$; 0 for a parameter that does not decay.
+    double rate_factor = 1.0;   ///< its rate is \f$\eta_t\f$ times this.
+  };
+
+  /// \brief \param updates one per parameter, in the order step() receives them. Its size
+  ///        fixes the number of parameters.
+  /// \param beta1 \f$\beta_1\f$. \param beta2 \f$\beta_2\f$. \param epsilon \f$\epsilon\f$.
+  /// \throws InputError unless every decay is finite and at least 0, every rate factor finite
+  ///         and at least 0, \p beta1 and \p beta2 in [0, 1), and \p epsilon finite and
+  ///         positive (NaN fails each).
+  AdamW(std::span<const Update> updates, double beta1, double beta2, double epsilon = 1e-8);
+
   /// \brief \param decays one flag per parameter, in the order step() receives them: whether
   ///        weight decay applies to it. Its size fixes the number of parameters.
   /// \param weight_decay \f$\lambda\f$ (torch's default 0.01; GPT-style training uses 0.1).
@@ -64,7 +86,8 @@ class AdamW {
                  double beta2 = 0.999, double epsilon = 1e-8);
 
   /// \brief One update of every parameter from its gradient.
-  /// \param parameters the matrices to update, one per flag given at construction, same order.
+  /// \param parameters the matrices to update, one per flag (or Update) given at construction,
+  ///        same order.
   /// \param gradients one gradient per parameter, same shapes, same order (clipped or not).
   /// \param learning_rate \f$\eta_t\f$ for this step, for example learning_rate(schedule, t).
   /// \throws ShapeError if the counts disagree with the flags, or a gradient's or moment's shape
@@ -92,8 +115,8 @@ class AdamW {
   void restore(AdamWState state);
 
  private:
-  std::vector<bool> decays_;
-  double weight_decay_, beta1_, beta2_, epsilon_;
+  std::vector<Update> updates_;
+  double beta1_, beta2_, epsilon_;
   AdamWState state_;
 };
 
