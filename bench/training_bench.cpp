@@ -18,6 +18,7 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <fmt/format.h>
+#include <malloc.h>
 #include <omp.h>
 
 #include <cstdint>
@@ -212,6 +213,14 @@ bool take_option(int& argc, char** argv, std::string_view name, std::int64_t& va
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The readable float64 step (the reference) allocates its activations and gradients anew at
+  // every step, some hundred megabytes; by default glibc hands such blocks back to the system
+  // and faults them in again at the next step, which made that step 2.2 times slower here
+  // (661 ms against 305). Keeping freed memory for reuse measures its arithmetic, as the
+  // README's table did. The float32 step needs it no longer: one Step per run sizes its working
+  // memory once (73 ms either way), and chapter 11, which trains with it, does not call this.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   benchmark::Initialize(&argc, argv);
   try {
     take_option(argc, argv, "timed_steps", timed_steps);
