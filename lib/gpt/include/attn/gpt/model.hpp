@@ -97,8 +97,8 @@ struct TransformerConfig {
   double dropout = 0.0;          ///< \f$p \in [0, 1)\f$, applied only when training.
   arma::uword kv_heads = 0;      ///< \f$g\f$ key/value heads, dividing \f$h\f$; 0 means \f$h\f$,
                                  ///< 1 is multi-query attention (attn::math::MultiHeadWeights).
-  arma::uword sliding_window =
-      0;                         ///< \f$w\f$: each token attends to the last \f$w\f$ only; 0: all.
+  /// \f$w\f$: each token attends to itself and the \f$w - 1\f$ tokens before it; 0: all.
+  arma::uword sliding_window = 0;
   Norm norm = Norm::layer_norm;  ///< the normalisation.
   Mlp mlp = Mlp::gelu;           ///< the MLP.
   bool attention_biases = true;  ///< \f$b_Q, b_K, b_V, b_O\f$ (GPT-2); `false`: none, as
