@@ -74,9 +74,10 @@ arma::uword matched_swiglu_width() {
 }
 
 gpt::VariantSizes variant_sizes() {
-  return {.kv_heads = kGroupedKvHeads,
-          .sliding_window = kWindow,
-          .swiglu_d_ff = matched_swiglu_width()};
+  static const gpt::VariantSizes sizes{.kv_heads = kGroupedKvHeads,
+                                       .sliding_window = kWindow,
+                                       .swiglu_d_ff = matched_swiglu_width()};  // searched once
+  return sizes;
 }
 
 const std::vector<Change> kChanges = {

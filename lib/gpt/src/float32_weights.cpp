@@ -16,7 +16,8 @@ using arma::fvec;
 using arma::uword;
 
 // A block's weights of the shapes its config gives them (check_weights() checks the rest of the
-// model; the reference's layers check these as they use them), before they are copied. The
+// model, the attention's biases among them; the reference's layers check these as they use
+// them), before they are copied. The
 // weight is named as parameters() names it, `blocks.1.attention.W_K`, in the message alone: a
 // step that passes allocates nothing here.
 void require_shape(uword layer, std::string_view name, const arma::mat& m, uword rows, uword cols) {
@@ -33,16 +34,11 @@ void require_length(uword layer, std::string_view name, const arma::rowvec& v, u
 void check_block(const BlockWeights& b, uword l, const TransformerConfig& c) {
   const uword d = c.d_model, d_kv = key_value_heads(c) * (d / c.heads), f = c.d_ff;
   const uword betas = has_shift(c.norm) ? d : 0;
-  const uword biases = c.attention_biases ? 1 : 0;  // 0: every bias empty
   const math::MultiHeadWeights& W = b.attention;
   require_shape(l, "attention.W_Q", W.W_Q, d, d);
   require_shape(l, "attention.W_K", W.W_K, d, d_kv);
   require_shape(l, "attention.W_V", W.W_V, d, d_kv);
   require_shape(l, "attention.W_O", W.W_O, d, d);
-  require_length(l, "attention.b_Q", W.b_Q, biases * d);
-  require_length(l, "attention.b_K", W.b_K, biases * d_kv);
-  require_length(l, "attention.b_V", W.b_V, biases * d_kv);
-  require_length(l, "attention.b_O", W.b_O, biases * d);
   require_length(l, "ln1.gamma", b.ln1_gamma, d);
   require_length(l, "ln1.beta", b.ln1_beta, betas);
   require_length(l, "ln2.gamma", b.ln2_gamma, d);

@@ -29,6 +29,12 @@ Step::Step(const TransformerConfig& config, Precision precision)
   throw math::InputError(fmt::format("Step: {} is not a precision", static_cast<int>(precision)));
 }
 
+void Step::require_made_for(const TransformerConfig& config, std::string_view who) const {
+  if (config != config_)
+    throw math::InputError(fmt::format("{}: the step was made for another model: {}", who,
+                                       difference(config_, config)));
+}
+
 const TransformerStep& Step::run(const TransformerWeights& weights, const PackedBatch& batch,
                                  const math::UniformDraws& dropout_draws) {
   if (float32_)

@@ -87,10 +87,7 @@ double bits_per_byte(const TransformerWeights& weights, const TokenText& text, s
   const arma::uword n = tokens == 0 || tokens > text.tokens.n_elem ? text.tokens.n_elem : tokens;
   if (n < 2)
     throw math::InputError(fmt::format("bits_per_byte: {} token(s); scoring needs at least 2", n));
-  if (step.config() != weights.config)
-    throw math::InputError(
-        fmt::format("bits_per_byte: the step was made for another model than the weights': {}",
-                    difference(step.config(), weights.config)));
+  step.require_made_for(weights.config, "bits_per_byte");
   const std::vector<ScoredWindow> windows = scored_windows(n, weights.config);
   double nats = 0.0;
   if (Float32Step* float32 = step.float32()) {

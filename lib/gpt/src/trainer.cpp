@@ -109,10 +109,7 @@ void train(Step& model_step, TrainingState& state, const TrainingSettings& setti
     throw math::InputError(fmt::format("train: the step computes in {}, the settings say {}",
                                        to_string(model_step.precision()),
                                        to_string(settings.precision)));
-  if (model_step.config() != state.weights.config)
-    throw math::InputError(
-        fmt::format("train: the step was made for another model than the run's: {}",
-                    difference(model_step.config(), state.weights.config)));
+  model_step.require_made_for(state.weights.config, "train");
   if (settings.steps <= 0 || settings.batch == 0)
     throw math::InputError(fmt::format("train: {} steps of {} sequences; both must be at least 1",
                                        settings.steps, settings.batch));

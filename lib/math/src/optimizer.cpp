@@ -94,13 +94,14 @@ void AdamW::step(const std::vector<arma::mat*>& parameters, const std::vector<ar
   //! [adamw-step]
   ++state_.steps;
   const double t = static_cast<double>(state_.steps);
+  const double correct1 = 1.0 - std::pow(beta1_, t);
   const double correct2_sqrt = std::sqrt(1.0 - std::pow(beta2_, t));
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     arma::mat& theta = *parameters[i];
     const arma::mat& g = gradients[i];
     arma::mat &m = state_.first[i], &v = state_.second[i];
     const double rate = learning_rate * updates_[i].rate_factor;  // its group's
-    const double step_size = rate / (1.0 - std::pow(beta1_, t));
+    const double step_size = rate / correct1;
     if (updates_[i].weight_decay != 0.0)
       theta *= 1.0 - rate * updates_[i].weight_decay;  // decoupled: g does not see it
     m = beta1_ * m + (1.0 - beta1_) * g;

@@ -579,3 +579,31 @@ TEST(ParameterGroups, RefusesAGroupThatNamesNothingAndBadFactors) {
       [&] { (void)gpt::trained_parameters(state.weights, s); },
       "group \"embedding\" names no parameter of the model (an earlier group takes them"));
 }
+
+// A step made for one model is refused by the scoring and the training of another, naming the
+// first field that differs, as is a step of another precision than the run's.
+TEST(Step, AStepOfAnotherModelOrPrecisionIsRefused) {
+  const attn::gpt::TransformerWeights w = model(8);
+  gpt::TransformerConfig longer = w.config;
+  longer.max_length = 9;
+  gpt::Step other = gpt::make_step(longer, gpt::Precision::float64);
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { gpt::bits_per_byte(w, token_text(20, 5), 10, other); },
+      "bits_per_byte: the step was made for another model: max_length 9, not max_length 8"));
+  const gpt::TrainingSettings s = settings();
+  gpt::TrainingState state = gpt::start(w.config, s);
+  const gpt::NextBatch batches = gpt::window_batches(token_text(40, 7).tokens, 8, s.batch);
+  const gpt::Evaluation none = [](const gpt::TransformerWeights&, gpt::Step&) {
+    return gpt::Measurement{};
+  };
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { gpt::train(other, state, s, batches, none, 1); },
+      "train: the step was made for another model: max_length 9, not max_length 8"));
+  gpt::TransformerConfig undropped = w.config;
+  undropped.dropout = 0.0;
+  gpt::Step float32 = gpt::make_step(undropped, gpt::Precision::float32);
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { gpt::train(float32, state, s, batches, none, 1); },
+      "train: the step computes in float32, the settings say float64"));
+  EXPECT_EQ(state.step, 0);  // nothing was trained
+}

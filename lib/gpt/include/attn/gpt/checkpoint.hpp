@@ -13,9 +13,11 @@
 /// | 24 + 41k | the batch losses summed and counted, k, the curve points (below) |
 /// | 8 + 16s | s, the history: each step's loss and gradient norm |
 /// | 8, then P times | P; each parameter's name, rows, columns, values (parameters()) |
-/// | 8, then T times | T, AdamW's moment pairs (0 before its first step): one per trained parameter
-/// (trained_parameters(): all of them unless a ParameterGroup freezes some); each pair | | 8 |
-/// FNV-1a (64-bit) of every byte before it |
+/// | 8, then T times | T; AdamW's moment pairs, one per trained parameter (none at step 0) |
+/// | 8 | FNV-1a (64-bit) of every byte before it |
+///
+/// The trained parameters are trained_parameters()'s: all of them, unless a ParameterGroup of the
+/// run's settings freezes some.
 ///
 /// A curve point is its step, learning rate, batch loss and held-out measurement (8 bytes
 /// each), one byte saying whether the training measurement was taken (1) or not (0), and that

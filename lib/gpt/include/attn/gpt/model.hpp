@@ -131,12 +131,13 @@ bool has_shift(Norm norm);
 bool has_biases(Mlp mlp);
 
 /// \brief A configuration's printed form: one line per field, its name and its value
-///        (`"window 16"`), in the struct's order.
+///        (`"sliding_window 16"`), in the struct's order.
 /// \param config the sizes and choices. \return the lines, each ended by a newline.
 std::string describe(const TransformerConfig& config);
 
 /// \brief Where two configurations differ: the first line of describe() that does, both ways.
-/// \param have,want the two. \return `"window 16, not window 0"`, or empty when they are equal.
+/// \param have,want the two.
+/// \return `"sliding_window 16, not sliding_window 0"`, or empty when they are equal.
 std::string difference(const TransformerConfig& have, const TransformerConfig& want);
 
 /// \brief The number of key/value heads of a model: TransformerConfig::kv_heads, or
@@ -242,9 +243,9 @@ std::vector<bool> decay_flags(const TransformerWeights& weights);
 /// \brief The number of learned numbers: \f$Vd + L(A + M + 2n) + n\f$, plus \f$dV + V\f$
 ///        unless the embeddings are tied, plus \f$d \cdot \text{max\_length}\f$ if the
 ///        positions are learned. Attention has \f$A = 2d^2 + 2d\,g\,d_k + 2d + 2g\,d_k\f$
-///        (\f$4d^2 + 4d\f$ when \f$g = h\f$), or \f$2d^2 + 2d\,g\,d_k\f$ without biases; the MLP
-///        \f$M = 2d\,d_{ff} + d_{ff} + d\f$ (GELU) or \f$3d\,d_{ff}\f$ (SwiGLU); a norm \f$n =
-///        2d\f$ (layer norm) or \f$d\f$ (RMSNorm).
+///        (\f$4d^2 + 4d\f$ when \f$g = h\f$), or \f$2d^2 + 2d\,g\,d_k\f$ without biases;
+///        the MLP \f$M = 2d\,d_{ff} + d_{ff} + d\f$ (GELU) or \f$3d\,d_{ff}\f$ (SwiGLU); a
+///        norm \f$n = 2d\f$ (layer norm) or \f$d\f$ (RMSNorm).
 /// \param config the sizes. \return the count.
 /// \throws InputError as check_config() does.
 arma::uword parameter_count(const TransformerConfig& config);

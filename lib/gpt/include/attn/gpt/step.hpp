@@ -42,6 +42,11 @@ class Step {
   /// \brief The configuration it was made for. \return it.
   [[nodiscard]] const TransformerConfig& config() const { return config_; }
 
+  /// \brief Refuses a model other than the one this step was made for.
+  /// \param config the model's configuration. \param who the caller, to begin the message.
+  /// \throws InputError naming the first field that differs (difference()).
+  void require_made_for(const TransformerConfig& config, std::string_view who) const;
+
   /// \brief Forward pass, mean cross-entropy, backward pass: transformer_step() with dropout
   ///        drawn from \p dropout_draws, or Float32Step::run() (whose models drop nothing out).
   /// \param weights the model. \param batch from pack_sentences().
