@@ -1,5 +1,7 @@
 #include "attn/gpt/block.hpp"
 
+#include "not_a_choice.hpp"
+
 #include <attn/math/attention.hpp>
 #include <attn/math/mask.hpp>
 #include <attn/math/positions.hpp>
@@ -106,7 +108,7 @@ const arma::mat& NormForward::y() const {
     case Norm::rms_norm:
       return rms.y;
   }
-  throw math::InputError(fmt::format("NormForward: {} is not a norm", static_cast<int>(kind)));
+  not_a_choice("NormForward", "norm", kind);
 }
 
 NormGradients normalise_backward(const NormForward& f, const arma::rowvec& gamma,
@@ -121,8 +123,7 @@ NormGradients normalise_backward(const NormForward& f, const arma::rowvec& gamma
       return {.dx = std::move(g.dx), .dgamma = std::move(g.dgamma), .dbeta = {}};
     }
   }
-  throw math::InputError(
-      fmt::format("normalise_backward: {} is not a norm", static_cast<int>(f.kind)));
+  not_a_choice("normalise_backward", "norm", f.kind);
 }
 
 math::Mask attention_mask(const TransformerConfig& c, arma::uword n) {

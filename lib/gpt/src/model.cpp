@@ -1,5 +1,7 @@
 #include "attn/gpt/model.hpp"
 
+#include "not_a_choice.hpp"
+
 #include <attn/math/validate.hpp>
 
 #include <fmt/format.h>
@@ -13,13 +15,6 @@
 namespace attn::gpt {
 
 namespace {
-
-// A value outside its enum (a cast integer): refused, so that no choice is taken by default.
-template <typename Choice>
-[[noreturn]] void not_a_choice(std::string_view what, Choice value) {
-  throw math::InputError(
-      fmt::format("transformer: {} is not a choice of {}", static_cast<int>(value), what));
-}
 
 // The one list of parameters, for a model to change (Weights = TransformerWeights) or to read
 // (Weights = const TransformerWeights): the order, the names and the roles are written once.
@@ -131,7 +126,7 @@ std::string_view to_string(Positions positions) {
     case Positions::rotary:
       return "rotary";
   }
-  not_a_choice("positions", positions);
+  not_a_choice("transformer", "positions", positions);
 }
 
 std::string_view to_string(Norm norm) {
@@ -141,7 +136,7 @@ std::string_view to_string(Norm norm) {
     case Norm::rms_norm:
       return "rms_norm";
   }
-  not_a_choice("norm", norm);
+  not_a_choice("transformer", "norm", norm);
 }
 
 std::string_view to_string(Mlp mlp) {
@@ -151,7 +146,7 @@ std::string_view to_string(Mlp mlp) {
     case Mlp::swiglu:
       return "swiglu";
   }
-  not_a_choice("mlp", mlp);
+  not_a_choice("transformer", "mlp", mlp);
 }
 
 bool learns_positions(Positions positions) {
@@ -163,7 +158,7 @@ bool learns_positions(Positions positions) {
     case Positions::rotary:
       return false;
   }
-  not_a_choice("positions", positions);
+  not_a_choice("transformer", "positions", positions);
 }
 
 bool rotates(Positions positions) {
@@ -175,7 +170,7 @@ bool rotates(Positions positions) {
     case Positions::learned:
       return false;
   }
-  not_a_choice("positions", positions);
+  not_a_choice("transformer", "positions", positions);
 }
 
 bool has_shift(Norm norm) {
@@ -185,7 +180,7 @@ bool has_shift(Norm norm) {
     case Norm::rms_norm:
       return false;
   }
-  not_a_choice("norm", norm);
+  not_a_choice("transformer", "norm", norm);
 }
 
 bool has_biases(Mlp mlp) {
@@ -195,7 +190,7 @@ bool has_biases(Mlp mlp) {
     case Mlp::swiglu:
       return false;
   }
-  not_a_choice("mlp", mlp);
+  not_a_choice("transformer", "mlp", mlp);
 }
 
 std::string describe(const TransformerConfig& config) {

@@ -1,5 +1,7 @@
 #include "attn/gpt/step.hpp"
 
+#include "not_a_choice.hpp"
+
 #include <attn/math/validate.hpp>
 
 #include <fmt/format.h>
@@ -13,7 +15,7 @@ std::string_view to_string(Precision precision) {
     case Precision::float32:
       return "float32";
   }
-  throw math::InputError(fmt::format("{} is not a precision", static_cast<int>(precision)));
+  not_a_choice("to_string", "precision", precision);
 }
 
 Step::Step(const TransformerConfig& config, Precision precision)
@@ -26,7 +28,7 @@ Step::Step(const TransformerConfig& config, Precision precision)
       float32_.emplace(config);
       return;
   }
-  throw math::InputError(fmt::format("Step: {} is not a precision", static_cast<int>(precision)));
+  not_a_choice("Step", "precision", precision);
 }
 
 void Step::require_made_for(const TransformerConfig& config, std::string_view who) const {

@@ -1,5 +1,7 @@
 #include "attn/gpt/variants.hpp"
 
+#include "not_a_choice.hpp"
+
 #include <attn/math/validate.hpp>
 
 #include <fmt/format.h>
@@ -35,7 +37,7 @@ TransformerConfig with(Variant variant, TransformerConfig c, const VariantSizes&
       c.attention_biases = false;
       return c;
   }
-  throw math::InputError(fmt::format("{} is not a variant", static_cast<int>(variant)));
+  not_a_choice("with", "variant", variant);
 }
 
 TransformerConfig with(std::span<const Variant> variants, TransformerConfig c,

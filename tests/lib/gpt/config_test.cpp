@@ -101,7 +101,8 @@ TEST(Choices, AValueOutsideItsEnumIsRefused) {
       [] { (void)gpt::rotates(static_cast<gpt::Positions>(9)); },
       "transformer: 9 is not a choice of positions"));
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
-      [] { (void)gpt::with(static_cast<gpt::Variant>(40), small()); }, "40 is not a variant"));
+      [] { (void)gpt::with(static_cast<gpt::Variant>(40), small()); },
+      "with: 40 is not a choice of variant"));
 }
 
 // Without attention biases: no b_Q, b_K, b_V, b_O among the parameters, 2d + 2 g d_k fewer
