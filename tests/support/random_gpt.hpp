@@ -12,6 +12,19 @@
 
 namespace attn_test {
 
+/// A GPT small enough to read whole: 11 tokens, d = 8 in 4 heads of 2, 2 blocks, 6 tokens of
+/// context, GPT-2's choices.
+inline attn::gpt::TransformerConfig small_gpt() {
+  return {.vocabulary = 11,
+          .d_model = 8,
+          .heads = 4,
+          .layers = 2,
+          .d_ff = 12,
+          .max_length = 6,
+          .positions = attn::gpt::Positions::learned,
+          .tied_embeddings = true};
+}
+
 /// attn::gpt::init_transformer(c) drawing from `draw`: a model as training starts it.
 inline attn::gpt::TransformerWeights fresh_model(const attn::gpt::TransformerConfig& c,
                                                  const Normals& draw) {

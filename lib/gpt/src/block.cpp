@@ -76,6 +76,35 @@ void add_into(math::MultiHeadWeights& sum, const math::MultiHeadWeights& part) {
   sum.b_O += part.b_O;
 }
 
+// The masked heads' outputs replaced, each by its row at every token, and the layer's output
+// projected again from the new concatenation: [head_1 … head_h] W_O + b_O.
+bool mask_heads(math::MultiHead& result, const math::MultiHeadWeights& W,
+                const std::vector<std::optional<arma::rowvec>>& masked_heads) {
+  if (masked_heads.empty())
+    return false;
+  if (masked_heads.size() != result.heads.size())
+    throw math::ShapeError(fmt::format("block_forward: a mask of {} heads for a layer of {}",
+                                       masked_heads.size(), result.heads.size()));
+  bool masked = false;
+  const arma::uword d_k = result.concat.n_cols / result.heads.size();
+  for (arma::uword k = 0; k < masked_heads.size(); ++k) {
+    if (!masked_heads[k])
+      continue;
+    const arma::rowvec& row = *masked_heads[k];
+    if (row.n_elem != d_k)
+      throw math::ShapeError(
+          fmt::format("block_forward: head {}'s replacement has {} entries; the heads are {} wide",
+                      k, row.n_elem, d_k));
+    arma::mat& output = result.heads[k].output;
+    output.each_row() = row;
+    result.concat.cols(k * d_k, (k + 1) * d_k - 1) = output;
+    masked = true;
+  }
+  if (masked)
+    result.output = math::affine(result.concat, W.W_O, W.b_O);
+  return masked;
+}
+
 }  // namespace
 
 arma::mat Dropping::apply(arma::mat values, arma::mat& keep) const {
@@ -132,7 +161,8 @@ math::Mask attention_mask(const TransformerConfig& c, arma::uword n) {
 }
 
 BlockForward block_forward(const BlockWeights& b, const TransformerConfig& c, const arma::mat& x,
-                           const std::vector<SequenceRows>& sequences, const Dropping& dropping) {
+                           const std::vector<SequenceRows>& sequences, const Dropping& dropping,
+                           const std::vector<std::optional<arma::rowvec>>& masked_heads) {
   //! [block-forward]
   BlockForward s;
   s.input = x;
@@ -145,6 +175,7 @@ BlockForward block_forward(const BlockWeights& b, const TransformerConfig& c, co
         rotates(c.positions)
             ? math::multi_head_attention(a, a, a, b.attention, mask, sequence_positions(r.count()))
             : math::multi_head_attention(a, a, a, b.attention, mask));
+    s.heads_masked = mask_heads(s.attention.back(), b.attention, masked_heads);  // ablations
     attended.rows(r.first, r.last) = s.attention.back().output;
   }
   s.middle = s.input + dropping.apply(attended, s.attention_keep);  // residual
@@ -161,6 +192,9 @@ BlockForward block_forward(const BlockWeights& b, const TransformerConfig& c, co
 BlockGradients block_backward(const BlockWeights& b, const TransformerConfig& c,
                               const BlockForward& s, const std::vector<SequenceRows>& sequences,
                               const arma::mat& d_output) {
+  if (s.heads_masked)
+    throw math::InputError(
+        "block_backward: the forward pass masked heads; an ablation has no backward pass");
   if (s.attention.size() != sequences.size())
     throw math::ShapeError(
         fmt::format("block_backward: {} sentences, but the forward pass attended "

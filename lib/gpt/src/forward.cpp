@@ -35,11 +35,16 @@ arma::mat unembed(const TransformerWeights& w, const arma::mat& final_state) {
   return logits;
 }
 
-TransformerForward transformer_forward(const TransformerWeights& w, const arma::uvec& tokens,
-                                       const arma::uvec& starts,
-                                       const math::UniformDraws& dropout_draws) {
+namespace {
+
+// The forward pass, dropped out by the draws if there are any, the heads in the mask switched
+// off if there are any.
+TransformerForward forward_pass(const TransformerWeights& w, const arma::uvec& tokens,
+                                const arma::uvec& starts, const math::UniformDraws& dropout_draws,
+                                const HeadMask& mask) {
   const TransformerConfig& c = w.config;
   check_config(c);
+  mask.check(c);
   if (tokens.n_elem == 0)
     throw math::InputError("transformer_forward: there are no tokens");
   const arma::uvec positions = positions_in_sentences(tokens.n_elem, starts);
@@ -62,14 +67,28 @@ TransformerForward transformer_forward(const TransformerWeights& w, const arma::
   //! [forward]
   f.x0 = dropping.apply(embed(w, tokens, positions), f.x0_keep);  // (N × d)
   const arma::mat* x = &f.x0;                                     // the residual stream
-  for (const BlockWeights& b : w.blocks) {
-    f.blocks.push_back(block_forward(b, c, *x, sequences, dropping));
+  for (arma::uword l = 0; l < w.blocks.size(); ++l) {
+    const auto masked_heads = mask.heads_of(l, c);  // none but in chapter 13's ablations
+    f.blocks.push_back(block_forward(w.blocks[l], c, *x, sequences, dropping, masked_heads));
     x = &f.blocks.back().output;
   }
   f.ln_f = normalise(c.norm, *x, w.lnf_gamma, w.lnf_beta);
   f.logits = unembed(w, f.ln_f.y());  // (N × V)
   //! [forward]
   return f;
+}
+
+}  // namespace
+
+TransformerForward transformer_forward(const TransformerWeights& w, const arma::uvec& tokens,
+                                       const arma::uvec& starts,
+                                       const math::UniformDraws& dropout_draws) {
+  return forward_pass(w, tokens, starts, dropout_draws, HeadMask{});
+}
+
+TransformerForward transformer_forward(const TransformerWeights& w, const arma::uvec& tokens,
+                                       const arma::uvec& starts, const HeadMask& mask) {
+  return forward_pass(w, tokens, starts, {}, mask);
 }
 
 TransformerWeights transformer_backward(const TransformerWeights& w, const arma::uvec& tokens,
@@ -141,10 +160,15 @@ TransformerStep transformer_step(const TransformerWeights& w, const PackedBatch&
 }
 
 arma::mat sentence_logits(const TransformerWeights& w, const arma::uvec& tokens) {
+  return sentence_logits(w, tokens, HeadMask{});
+}
+
+arma::mat sentence_logits(const TransformerWeights& w, const arma::uvec& tokens,
+                          const HeadMask& mask) {
   if (tokens.n_elem == 0 || tokens.n_elem > w.config.max_length)
     throw math::InputError(fmt::format("sentence_logits: {} tokens; the model reads 1 to {}",
                                        tokens.n_elem, w.config.max_length));
-  return transformer_forward(w, tokens, arma::uvec{0}).logits;
+  return transformer_forward(w, tokens, arma::uvec{0}, mask).logits;
 }
 
 }  // namespace attn::gpt

@@ -21,17 +21,6 @@ namespace {
 namespace gpt = attn::gpt;
 using attn_bad_input::ThrowsNaming;
 
-gpt::TransformerConfig small() {
-  return {.vocabulary = 11,
-          .d_model = 8,
-          .heads = 4,
-          .layers = 2,
-          .d_ff = 12,
-          .max_length = 6,
-          .positions = gpt::Positions::learned,
-          .tied_embeddings = true};
-}
-
 // describe()'s lines, each a field's name and value.
 std::vector<std::string> lines_of(const std::string& text) {
   std::istringstream in(text);
@@ -42,7 +31,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 TEST(Describe, PrintsEveryFieldOnItsOwnLineInTheStructsOrder) {
-  const std::string described = gpt::describe(small());
+  const std::string described = gpt::describe(attn_test::small_gpt());
   EXPECT_EQ(described,
             "vocabulary 11\nd_model 8\nheads 4\nlayers 2\nd_ff 12\nmax_length 6\n"
             "positions learned\ntied_embeddings true\ndropout 0\nkv_heads 0\nsliding_window 0\n"
@@ -51,7 +40,7 @@ TEST(Describe, PrintsEveryFieldOnItsOwnLineInTheStructsOrder) {
 
 // Changing any one field changes equality, describe() and difference(), which names it.
 TEST(Difference, NamesTheFirstFieldThatDiffersBothWays) {
-  const gpt::TransformerConfig base = small();
+  const gpt::TransformerConfig base = attn_test::small_gpt();
   EXPECT_EQ(gpt::difference(base, base), "");
   std::vector<gpt::TransformerConfig> changed(14, base);
   changed[0].vocabulary = 12;
@@ -101,15 +90,16 @@ TEST(Choices, AValueOutsideItsEnumIsRefused) {
       [] { (void)gpt::rotates(static_cast<gpt::Positions>(9)); },
       "transformer: 9 is not a choice of positions"));
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
-      [] { (void)gpt::with(static_cast<gpt::Variant>(40), small()); },
+      [] { (void)gpt::with(static_cast<gpt::Variant>(40), attn_test::small_gpt()); },
       "with: 40 is not a choice of variant"));
 }
 
 // Without attention biases: no b_Q, b_K, b_V, b_O among the parameters, 2d + 2 g d_k fewer
 // numbers per block, and weights that carry them refused (and the other way round).
 TEST(AttentionBiases, WithoutThemTheModelHasNoneAndCountsNone) {
-  const gpt::TransformerConfig with_biases = small();
-  const gpt::TransformerConfig without = gpt::with(gpt::Variant::no_attention_biases, small());
+  const gpt::TransformerConfig with_biases = attn_test::small_gpt();
+  const gpt::TransformerConfig without =
+      gpt::with(gpt::Variant::no_attention_biases, attn_test::small_gpt());
   const gpt::TransformerWeights w = attn_test::random_model(without, 5);
   arma::uword total = 0;
   for (const gpt::ConstParameter& p : gpt::parameters(w)) {
@@ -133,7 +123,7 @@ TEST(AttentionBiases, WithoutThemTheModelHasNoneAndCountsNone) {
 
 // Each variant sets the fields its name says, and only those.
 TEST(Variants, EachChangesWhatItsNameSays) {
-  const gpt::TransformerConfig base = small();
+  const gpt::TransformerConfig base = attn_test::small_gpt();
   const gpt::VariantSizes sizes{.kv_heads = 2, .sliding_window = 3, .swiglu_d_ff = 9};
   const std::vector<std::pair<gpt::Variant, std::string>> expected = {
       {gpt::Variant::rotary, "positions rotary, not positions learned"},

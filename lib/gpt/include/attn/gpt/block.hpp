@@ -19,6 +19,7 @@
 #pragma once
 
 #include <attn/gpt/batch.hpp>
+#include <attn/gpt/head_mask.hpp>
 #include <attn/gpt/model.hpp>
 #include <attn/math/kv_cache.hpp>
 #include <attn/math/layers.hpp>
@@ -27,6 +28,7 @@
 
 #include <armadillo>
 
+#include <optional>
 #include <vector>
 
 namespace attn::gpt {
@@ -76,12 +78,13 @@ struct BlockForward {
   NormForward ln1;                         ///< the normalised input to attention.
   std::vector<math::MultiHead> attention;  ///< per sequence: every head's weights and the output.
   arma::mat attention_keep;                ///< the attention branch's dropout mask, or empty.
-  arma::mat middle;       ///< `(N × d)`: \f$u\f$, after the attention branch is added.
-  NormForward ln2;        ///< the normalised input to the MLP.
-  math::FeedForward mlp;  ///< the GELU MLP's values (empty with SwiGLU).
-  math::SwiGlu swiglu;    ///< the SwiGLU MLP's values (empty with GELU).
-  arma::mat mlp_keep;     ///< the MLP branch's dropout mask, or empty.
-  arma::mat output;       ///< `(N × d)`: \f$x'\f$.
+  arma::mat middle;           ///< `(N × d)`: \f$u\f$, after the attention branch is added.
+  NormForward ln2;            ///< the normalised input to the MLP.
+  math::FeedForward mlp;      ///< the GELU MLP's values (empty with SwiGLU).
+  math::SwiGlu swiglu;        ///< the SwiGLU MLP's values (empty with GELU).
+  arma::mat mlp_keep;         ///< the MLP branch's dropout mask, or empty.
+  arma::mat output;           ///< `(N × d)`: \f$x'\f$.
+  bool heads_masked = false;  ///< whether a head's output was replaced (head_mask.hpp).
 };
 
 /// \brief The attention mask of one sequence of \p n tokens: Mask::causal(), or
@@ -95,11 +98,15 @@ math::Mask attention_mask(const TransformerConfig& config, arma::uword n);
 /// \param block the weights. \param config the model's choices.
 /// \param x `(N × d)`: the residual stream.
 /// \param sequences from sequence_rows(). \param dropping the branches' dropout.
+/// \param masked_heads empty, or one entry a head (HeadMask::heads_of()): nothing keeps the
+///        head, a `(1 × d_k)` row replaces its output at every token before \f$W_O\f$.
 /// \return every value the backward pass needs, \f$x'\f$ last.
-/// \throws as normalise(), multi_head_attention() and the MLP do.
+/// \throws ShapeError if \p masked_heads has neither no entry nor one a head, or a row is not
+///         \f$d_k\f$ wide; as normalise(), multi_head_attention() and the MLP do.
 BlockForward block_forward(const BlockWeights& block, const TransformerConfig& config,
                            const arma::mat& x, const std::vector<SequenceRows>& sequences,
-                           const Dropping& dropping);
+                           const Dropping& dropping,
+                           const std::vector<std::optional<arma::rowvec>>& masked_heads = {});
 
 /// \brief A block's gradients.
 struct BlockGradients {
@@ -112,6 +119,7 @@ struct BlockGradients {
 /// \param block,config,sequences as given to block_forward(). \param forward its result.
 /// \param d_output `(N × d)`: \f$\partial L/\partial x'\f$.
 /// \return the weights' gradients and \f$\partial L/\partial x\f$.
+/// \throws InputError if \p forward masked a head: an ablation has no backward pass.
 /// \throws as normalise_backward(), multi_head_backward() and the MLP's backward pass do.
 BlockGradients block_backward(const BlockWeights& block, const TransformerConfig& config,
                               const BlockForward& forward,

@@ -11,6 +11,7 @@
 
 #include <attn/gpt/batch.hpp>
 #include <attn/gpt/block.hpp>
+#include <attn/gpt/head_mask.hpp>
 #include <attn/gpt/model.hpp>
 #include <attn/math/layers.hpp>
 
@@ -59,6 +60,16 @@ TransformerForward transformer_forward(const TransformerWeights& weights, const 
                                        const arma::uvec& starts,
                                        const math::UniformDraws& dropout_draws = {});
 
+/// \brief The forward pass with heads switched off, to measure what they do (an ablation; no
+///        dropout). With a mask that masks nothing it is transformer_forward() exactly.
+/// \param weights,tokens,starts as for transformer_forward(). \param mask the heads masked and
+///        what replaces their outputs (head_mask.hpp).
+/// \return every intermediate value, the logits last; the masked heads' outputs are their rows.
+///         It has no backward pass: transformer_backward() refuses it.
+/// \throws as transformer_forward() and HeadMask::check() do.
+TransformerForward transformer_forward(const TransformerWeights& weights, const arma::uvec& tokens,
+                                       const arma::uvec& starts, const HeadMask& mask);
+
 /// \brief The backward pass: every weight's gradient, given \f$\partial L/\partial z\f$.
 ///
 /// Each step runs a layer's backward pass in reverse order; a residual connection adds its
@@ -98,5 +109,11 @@ TransformerStep transformer_step(const TransformerWeights& weights, const Packed
 ///         transformer_forward() does.
 /// \throws ShapeError as transformer_forward() does.
 arma::mat sentence_logits(const TransformerWeights& weights, const arma::uvec& tokens);
+
+/// \brief sentence_logits() with heads switched off. \param weights,tokens as for
+///        sentence_logits(). \param mask the heads masked (head_mask.hpp).
+/// \return `(n × V)`. \throws as sentence_logits() and HeadMask::check() do.
+arma::mat sentence_logits(const TransformerWeights& weights, const arma::uvec& tokens,
+                          const HeadMask& mask);
 
 }  // namespace attn::gpt
