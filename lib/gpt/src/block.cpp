@@ -175,7 +175,7 @@ BlockForward block_forward(const BlockWeights& b, const TransformerConfig& c, co
         rotates(c.positions)
             ? math::multi_head_attention(a, a, a, b.attention, mask, sequence_positions(r.count()))
             : math::multi_head_attention(a, a, a, b.attention, mask));
-    s.heads_masked = mask_heads(s.attention.back(), b.attention, masked_heads);  // ablations
+    s.heads_masked |= mask_heads(s.attention.back(), b.attention, masked_heads);  // ablations
     attended.rows(r.first, r.last) = s.attention.back().output;
   }
   s.middle = s.input + dropping.apply(attended, s.attention_keep);  // residual

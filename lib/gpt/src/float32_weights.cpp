@@ -16,7 +16,8 @@ using arma::uword;
 
 // Where each weight of a block lies in its float32 form, written once for the three ways the
 // step crosses between the two: the readable weights are checked, rounded in, and their
-// gradients widened back. For every weight the config gives a block, in parameters()' order,
+// gradients widened back. For each weight of the block's norms and attention, and of the MLP
+// its config chooses, in parameters()' order,
 //
 //   visit(name, readable, fast, first, rows, cols)
 //
@@ -73,7 +74,9 @@ void require_shape(uword l, std::string_view name, const arma::mat& weight, uwor
 }
 
 // A float array large enough for the weight that ends at entry `end`, with `rows` rows if a
-// matrix; one already so is left as it is, so that no step after the first allocates.
+// matrix; one already so is left as it is, so that no step after the first allocates. Arrays
+// only grow: a Block serves one configuration (Float32Step refuses another's weights), so the
+// sizes its first step reaches are its sizes.
 void hold(fmat& fast, uword end, uword rows) {
   if (fast.n_rows != rows || fast.n_elem < end)
     fast.set_size(rows, end / rows);

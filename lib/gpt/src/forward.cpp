@@ -68,7 +68,7 @@ TransformerForward forward_pass(const TransformerWeights& w, const arma::uvec& t
   f.x0 = dropping.apply(embed(w, tokens, positions), f.x0_keep);  // (N × d)
   const arma::mat* x = &f.x0;                                     // the residual stream
   for (arma::uword l = 0; l < w.blocks.size(); ++l) {
-    const auto masked_heads = mask.heads_of(l, c);  // none but in chapter 13's ablations
+    const auto masked_heads = mask.heads_of(l, c);  // none but in an ablation
     f.blocks.push_back(block_forward(w.blocks[l], c, *x, sequences, dropping, masked_heads));
     x = &f.blocks.back().output;
   }
@@ -98,6 +98,10 @@ TransformerWeights transformer_backward(const TransformerWeights& w, const arma:
     throw math::ShapeError(
         fmt::format("transformer_backward: the logits' gradient is {}, the logits {}",
                     math::shape_of(dlogits), math::shape_of(f.logits)));
+  for (const BlockForward& block : f.blocks)
+    if (block.heads_masked)
+      throw math::InputError(
+          "transformer_backward: the forward pass masked heads; an ablation has no backward pass");
   math::require_finite("dlogits", dlogits);
   if (tokens.n_elem != f.x0.n_rows || f.blocks.size() != w.blocks.size())
     throw math::ShapeError(

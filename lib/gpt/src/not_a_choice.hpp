@@ -1,6 +1,6 @@
-// The error of every switch on one of the GPT's choices (Positions, Norm, Mlp, Precision,
-// Variant) for a value outside its enum, an integer cast to it: refused, so that no choice is
-// ever taken by default. Private to attn::gpt.
+// The error of a switch on one of the GPT's choices (Positions, Norm, Mlp, Precision, Variant)
+// that must return a value, for a value outside its enum, an integer cast to it: refused, so
+// that no choice is ever taken by default. Private to attn::gpt.
 #pragma once
 
 #include <attn/math/validate.hpp>

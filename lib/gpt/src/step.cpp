@@ -15,7 +15,7 @@ std::string_view to_string(Precision precision) {
     case Precision::float32:
       return "float32";
   }
-  not_a_choice("to_string", "precision", precision);
+  not_a_choice("Step", "precision", precision);
 }
 
 Step::Step(const TransformerConfig& config, Precision precision)

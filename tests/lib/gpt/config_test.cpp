@@ -4,6 +4,7 @@
 // list, the count and the weights' check. Its variants (attn/gpt/variants.hpp): each changes
 // what its name says and nothing else.
 #include <attn/gpt/model.hpp>
+#include <attn/gpt/step.hpp>
 #include <attn/gpt/variants.hpp>
 #include <attn/math/validate.hpp>
 
@@ -92,6 +93,12 @@ TEST(Choices, AValueOutsideItsEnumIsRefused) {
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [] { (void)gpt::with(static_cast<gpt::Variant>(40), attn_test::small_gpt()); },
       "with: 40 is not a choice of variant"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [] { (void)gpt::to_string(static_cast<gpt::Precision>(5)); },
+      "Step: 5 is not a choice of precision"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [] { gpt::Step step(attn_test::small_gpt(), static_cast<gpt::Precision>(5)); },
+      "Step: 5 is not a choice of precision"));
 }
 
 // Without attention biases: no b_Q, b_K, b_V, b_O among the parameters, 2d + 2 g d_k fewer

@@ -81,7 +81,8 @@ TransformerForward transformer_forward(const TransformerWeights& weights, const 
 /// \throws ShapeError if \p dlogits does not fit, or \p tokens, \p starts or \p weights do
 ///         not match \p forward's rows, sentences or blocks.
 /// \throws InputError if \p dlogits holds a NaN or an infinity, a token is outside the
-///         vocabulary, or \p starts is bad.
+///         vocabulary, \p starts is bad, or \p forward masked heads (head_mask.hpp): an
+///         ablation has no backward pass.
 TransformerWeights transformer_backward(const TransformerWeights& weights, const arma::uvec& tokens,
                                         const arma::uvec& starts, const TransformerForward& forward,
                                         const arma::mat& dlogits);

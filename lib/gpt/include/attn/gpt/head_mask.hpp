@@ -3,13 +3,17 @@
 ///
 /// Head \f$k\f$'s output is its block of the concatenation that \f$W_O\f$ projects,
 /// \f[ \mathrm{MultiHead} = [\mathrm{head}_1, \dots, \mathrm{head}_h]\, W_O + b_O, \f]
-/// one row of \f$d_k\f$ numbers a token. A masked head's block is one fixed row \f$r\f$ at every
-/// token, so the layer's output becomes
-/// \f$\ldots + r\, W_O^{(k)} + \ldots\f$ in place of \f$\mathrm{head}_k W_O^{(k)}\f$:
-/// - **zero-ablation**, \f$r = 0\f$: the head is gone, the other heads and \f$b_O\f$ stay;
-/// - **mean-ablation**, \f$r\f$ = the head's mean output over a text (head_means(), heads.hpp):
-///   the later layers still get the head's average contribution, so what is lost is what the
-///   head says about this text in particular.
+/// one row of \f$d_k\f$ numbers a token, which meets rows \f$k d_k \dots (k+1) d_k - 1\f$ of
+/// \f$W_O\f$, call them \f$W_O^{(k)}\f$: the head adds \f$\mathrm{head}_k W_O^{(k)}\f$ to the
+/// layer's output. A masked head's block is one fixed row \f$r\f$ at every token, so the layer
+/// adds \f$r\, W_O^{(k)}\f$ instead:
+/// - **zero-ablation**, \f$r = 0\f$: the head is gone, the other heads and \f$b_O\f$ stay. The
+///   later layers then see a stream the model never saw in training, which can cost more than
+///   the head's information;
+/// - **mean-ablation**, \f$r\f$ = the head's mean output over a reference text (head_means(),
+///   heads.hpp), as interpretability work usually prefers: the later layers still get the
+///   head's average contribution, and what is lost is how its output changes from token to
+///   token.
 ///
 /// The head's attention weights are still computed (and kept in the forward pass's record);
 /// only its output is replaced. A mask is for measuring: a forward pass that masks a head has
