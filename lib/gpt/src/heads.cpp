@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <string_view>
+
 namespace attn::gpt {
 
 HeadWeights attention_weights(const TransformerForward& forward, arma::uword sentence) {
@@ -41,6 +44,56 @@ std::vector<std::vector<arma::rowvec>> head_means(const TransformerWeights& weig
     }
   }
   return means;
+}
+
+namespace {
+
+void require_square(std::string_view who, const arma::mat& weights, arma::uword rows) {
+  if (weights.n_rows != weights.n_cols || weights.n_rows < rows)
+    throw math::ShapeError(
+        fmt::format("{}: the weights are {}; they need to be square, with {} "
+                    "rows or more",
+                    who, math::shape_of(weights), rows));
+  math::require_finite("the weights", weights);
+}
+
+}  // namespace
+
+HeadProfile profile(const arma::mat& weights) {
+  require_square("profile", weights, 2);
+  if (weights.min() < 0.0)
+    throw math::InputError(
+        fmt::format("profile: the weights hold {}; a weight is 0 or more", weights.min()));
+  const arma::uword n = weights.n_rows;
+  HeadProfile p;
+  for (arma::uword i = 1; i < n; ++i) {
+    p.previous_token += weights(i, i - 1);
+    p.first_token += weights(i, 0);
+    p.self += weights(i, i);
+    for (arma::uword j = 0; j <= i; ++j) {
+      const double a = weights(i, j);
+      p.mean_distance += a * static_cast<double>(i - j);
+      if (a > 0.0)
+        p.entropy -= a * std::log(a);  // 0 ln 0 = 0, the limit
+    }
+  }
+  const double queries = static_cast<double>(n - 1);
+  p.previous_token /= queries;
+  p.first_token /= queries;
+  p.self /= queries;
+  p.mean_distance /= queries;
+  p.entropy /= queries;
+  return p;
+}
+
+double induction_score(const arma::mat& weights, arma::uword first, arma::uword period) {
+  if (period == 0)
+    throw math::InputError("induction_score: the repeated segment has no token");
+  require_square("induction_score", weights, first + 2 * period);
+  double sum = 0.0;
+  for (arma::uword i = first + period; i < first + 2 * period; ++i)
+    sum += weights(i, i - period + 1);
+  return sum / static_cast<double>(period);
 }
 
 }  // namespace attn::gpt

@@ -1,7 +1,7 @@
 // Looking inside the model (attn/gpt/heads.hpp, attn/gpt/head_mask.hpp): the attention weights
 // read from a forward pass are the ones it used, and a head mask changes exactly what it says:
 // none masked is the plain pass to the bit, a zeroed head is one whose rows of W_O are zero, a
-// head replaced by its own mean keeps the layer's mean output.
+// head replaced by its own mean keeps the attention layer's mean output.
 #include <attn/gpt/forward.hpp>
 #include <attn/gpt/head_mask.hpp>
 #include <attn/gpt/heads.hpp>
@@ -16,6 +16,7 @@
 #include "random_gpt.hpp"
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -69,8 +70,9 @@ TEST(HeadMask, AZeroedHeadIsAHeadWhoseOutputProjectionIsZero) {
   }
 }
 
-// A head replaced by its own mean over the same sentences: the layer's output, averaged over
-// the tokens, is unchanged (the projection is linear), while its rows change.
+// A head replaced by its own mean over the same sentences: the attention layer's output
+// (MultiHead's, before the residual), averaged over those tokens, is unchanged (the projection
+// is linear), while its rows change.
 TEST(HeadMask, AHeadReplacedByItsMeanKeepsTheLayersMeanOutput) {
   const gpt::TransformerWeights w = attn_test::random_model(attn_test::small_gpt(), 23);
   const std::vector<std::vector<arma::rowvec>> means = gpt::head_means(w, kPacked, kStarts);
@@ -202,6 +204,78 @@ TEST(HeadMask, AMaskedPassHasNoBackwardPass) {
       "the forward pass masked heads; an ablation has no backward pass"));
   EXPECT_EQ(gpt::HeadMask{}.zero(1, 3).zero(0, 1).masked(),
             (std::vector<std::pair<uword, uword>>{{0, 1}, {1, 3}}));
+}
+
+// Patterns made by hand, n = 5: each profile figure is what its definition gives.
+arma::mat pattern(const std::function<double(uword, uword)>& weight, uword n = 5) {
+  arma::mat A(n, n, arma::fill::zeros);
+  for (uword i = 0; i < n; ++i)
+    for (uword j = 0; j <= i; ++j)
+      A(i, j) = weight(i, j);
+  return A;
+}
+
+TEST(HeadProfile, OfHeadsMadeByHand) {
+  const gpt::HeadProfile self = gpt::profile(pattern([](uword i, uword j) { return i == j; }));
+  EXPECT_EQ(self.self, 1.0);
+  EXPECT_EQ(self.previous_token, 0.0);
+  EXPECT_EQ(self.first_token, 0.0);
+  EXPECT_EQ(self.mean_distance, 0.0);
+  EXPECT_EQ(self.entropy, 0.0);
+  const gpt::HeadProfile previous =
+      gpt::profile(pattern([](uword i, uword j) { return i == 0 || j + 1 == i; }));
+  EXPECT_EQ(previous.previous_token, 1.0);
+  EXPECT_EQ(previous.self, 0.0);
+  EXPECT_EQ(previous.first_token, 0.25);  // query 1's previous token is the first
+  EXPECT_EQ(previous.mean_distance, 1.0);
+  const gpt::HeadProfile sink = gpt::profile(pattern([](uword, uword j) { return j == 0; }));
+  EXPECT_EQ(sink.first_token, 1.0);
+  EXPECT_EQ(sink.mean_distance, 2.5);  // (1 + 2 + 3 + 4) / 4
+  // Spread evenly: query i gives 1/(i+1) to each token, looks i/2 back, has entropy ln(i+1).
+  const gpt::HeadProfile even =
+      gpt::profile(pattern([](uword i, uword) { return 1.0 / static_cast<double>(i + 1); }));
+  EXPECT_NEAR(even.mean_distance, (0.5 + 1.0 + 1.5 + 2.0) / 4, 1e-15);
+  EXPECT_NEAR(even.entropy, (std::log(2.0) + std::log(3.0) + std::log(4.0) + std::log(5.0)) / 4,
+              1e-15);
+  EXPECT_NEAR(even.previous_token, (1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5) / 4, 1e-15);
+}
+
+// A segment of 3 tokens from row 1, repeated from row 4 (rows 1 2 3 | 4 5 6): an induction
+// head at row 4 + k looks at row 2 + k; a previous-token head scores 0.
+TEST(InductionScore, IsOneForAnInductionHeadAndZeroForAPreviousTokenHead) {
+  const uword first = 1, period = 3, n = 7;
+  const arma::mat induction = pattern(
+      [&](uword i, uword j) { return i >= first + period ? j + period == i + 1 : j == i; }, n);
+  EXPECT_EQ(gpt::induction_score(induction, first, period), 1.0);
+  const arma::mat previous = pattern([](uword i, uword j) { return i == 0 || j + 1 == i; }, n);
+  EXPECT_EQ(gpt::induction_score(previous, first, period), 0.0);
+  const arma::mat even =
+      pattern([](uword i, uword) { return 1.0 / static_cast<double>(i + 1); }, n);
+  EXPECT_NEAR(gpt::induction_score(even, first, period), (1.0 / 5 + 1.0 / 6 + 1.0 / 7) / 3, 1e-15);
+}
+
+TEST(HeadProfile, RefusesWeightsThatAreNotAHeads) {
+  EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>(
+      [] { (void)gpt::profile(arma::mat(3, 4, arma::fill::zeros)); },
+      "profile: the weights are (3 × 4); they need to be square, with 2 rows or more"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>(
+      [] { (void)gpt::profile(arma::mat(1, 1, arma::fill::ones)); }, "2 rows or more"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [] {
+        (void)gpt::profile(arma::mat{{1, 0}, {-0.5, 1.5}});
+      },
+      "the weights hold -0.5"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [] {
+        (void)gpt::profile(arma::mat{{1, 0}, {arma::datum::nan, 1}});
+      },
+      "non-finite"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::ShapeError>(
+      [] { (void)gpt::induction_score(arma::mat(6, 6, arma::fill::eye), 1, 3); },
+      "induction_score: the weights are (6 × 6); they need to be square, with 7 rows or more"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [] { (void)gpt::induction_score(arma::mat(6, 6, arma::fill::eye), 0, 0); },
+      "the repeated segment has no token"));
 }
 
 }  // namespace
