@@ -28,7 +28,8 @@ struct MlpHalf {
 MlpHalf mlp_half(const BlockWeights& b, const TransformerConfig& c, const arma::mat& middle,
                  const Dropping& dropping) {
   MlpHalf half;
-  half.ln2 = normalise(c.norm, middle, b.ln2_gamma, b.ln2_beta);
+  if (has_mlp(c.mlp))
+    half.ln2 = normalise(c.norm, middle, b.ln2_gamma, b.ln2_beta);
   arma::mat branch;
   switch (c.mlp) {
     case Mlp::gelu:
@@ -39,6 +40,9 @@ MlpHalf mlp_half(const BlockWeights& b, const TransformerConfig& c, const arma::
       half.swiglu = math::swiglu(half.ln2.y(), b.swiglu);
       branch = half.swiglu.y;
       break;
+    case Mlp::none:  // attention alone: x' = u
+      half.output = middle;
+      return half;
   }
   half.output = middle + dropping.apply(std::move(branch), half.keep);  // residual
   return half;
@@ -204,6 +208,7 @@ BlockGradients block_backward(const BlockWeights& b, const TransformerConfig& c,
   // x' = u + MLP(Norm2(u)): the residual passes the gradient straight through; the branch adds.
   const arma::mat d_branch = undrop(d_output, s.mlp_keep);
   BlockWeights grads;
+  arma::mat du = d_output;  // ∂L/∂u: the residual's share, and the branch's added below
   arma::mat d_ln2;
   switch (c.mlp) {
     case Mlp::gelu: {
@@ -219,9 +224,15 @@ BlockGradients block_backward(const BlockWeights& b, const TransformerConfig& c,
       d_ln2 = std::move(mlp.dx);
       break;
     }
+    case Mlp::none:  // attention alone: x' = u
+      break;
   }
-  const NormGradients ln2 = normalise_backward(s.ln2, b.ln2_gamma, d_ln2);
-  const arma::mat du = d_output + ln2.dx;
+  if (has_mlp(c.mlp)) {
+    NormGradients ln2 = normalise_backward(s.ln2, b.ln2_gamma, d_ln2);
+    du += ln2.dx;
+    grads.ln2_gamma = std::move(ln2.dgamma);
+    grads.ln2_beta = std::move(ln2.dbeta);
+  }
   // u = x + MultiHead(Norm1(x)) per sequence: query, key and value are all Norm1(x), so their
   // gradients add; the weights' gradients add over the sequences.
   const arma::mat d_attended = undrop(du, s.attention_keep);
@@ -239,8 +250,6 @@ BlockGradients block_backward(const BlockWeights& b, const TransformerConfig& c,
   //! [block-backward]
   grads.ln1_gamma = ln1.dgamma;
   grads.ln1_beta = ln1.dbeta;
-  grads.ln2_gamma = ln2.dgamma;
-  grads.ln2_beta = ln2.dbeta;
   return {.weights = std::move(grads), .dx = du + ln1.dx};
 }
 

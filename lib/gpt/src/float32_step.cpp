@@ -184,6 +184,8 @@ void Float32Step::Work::forward(const PackedBatch& batch) {
       fast::rope_forward(a.qkv, turned, rope, positions);
     fast::attention_forward(a.qkv, sentences, layout, a.probs, a.attended);
     fast::linear_forward(b.W_O, b.b_O, a.attended, stream, Output::add);  // u = x + W_Oᵀ O + b_O
+    if (!has_mlp(config.mlp))
+      continue;  // attention alone: x' = u
     normalise(norm, stream, b.ln2_gamma, b.ln2_beta, a.ln2);
     fast::linear_forward(b.W1, b.b1, a.ln2.y, a.pre);  // SwiGLU: gate and up, no biases
     switch (config.mlp) {
@@ -192,6 +194,8 @@ void Float32Step::Work::forward(const PackedBatch& batch) {
         break;
       case Mlp::swiglu:
         fast::swiglu_forward(a.pre, a.swiglu, a.hidden);
+        break;
+      case Mlp::none:  // left the loop above
         break;
     }
     fast::linear_forward(b.W2, b.b2, a.hidden, stream, Output::add);  // x' = u + W2ᵀ hidden + b2
@@ -228,22 +232,26 @@ void Float32Step::Work::backward(const PackedBatch& batch) {
     const float32::Block& b = blocks[l];
     float32::Block& g = d_blocks[l];
     const BlockActivations& a = activations[l];
-    // x' = u + W2ᵀ hidden(W1ᵀ Norm2(u) + b1) + b2 (no biases with SwiGLU): d_stream holds
-    // ∂L/∂x'.
-    fast::linear_backward(b.W2, a.hidden, d_stream, g.W2, mlp_biases ? &g.b2 : nullptr, d_hidden);
-    const fmat* d_in = nullptr;  // ∂L/∂(what W1 made)
-    switch (config.mlp) {
-      case Mlp::gelu:
-        fast::gelu_backward(a.pre, a.gelu, d_hidden);  // in place: ∂L/∂h
-        d_in = &d_hidden;
-        break;
-      case Mlp::swiglu:
-        fast::swiglu_backward(a.pre, a.swiglu, d_hidden, d_pre);  // ∂L/∂(gate, up)
-        d_in = &d_pre;
-        break;
+    // x' = u + W2ᵀ hidden(W1ᵀ Norm2(u) + b1) + b2 (no biases with SwiGLU; x' = u with no MLP):
+    // d_stream holds ∂L/∂x'.
+    if (has_mlp(config.mlp)) {
+      fast::linear_backward(b.W2, a.hidden, d_stream, g.W2, mlp_biases ? &g.b2 : nullptr, d_hidden);
+      const fmat* d_in = nullptr;  // ∂L/∂(what W1 made)
+      switch (config.mlp) {
+        case Mlp::gelu:
+          fast::gelu_backward(a.pre, a.gelu, d_hidden);  // in place: ∂L/∂h
+          d_in = &d_hidden;
+          break;
+        case Mlp::swiglu:
+          fast::swiglu_backward(a.pre, a.swiglu, d_hidden, d_pre);  // ∂L/∂(gate, up)
+          d_in = &d_pre;
+          break;
+        case Mlp::none:  // not in this branch
+          break;
+      }
+      fast::linear_backward(b.W1, a.ln2.y, *d_in, g.W1, mlp_biases ? &g.b1 : nullptr, d_branch);
+      normalise_backward(norm, a.ln2, b.ln2_gamma, d_branch, d_stream, g.ln2_gamma, g.ln2_beta);
     }
-    fast::linear_backward(b.W1, a.ln2.y, *d_in, g.W1, mlp_biases ? &g.b1 : nullptr, d_branch);
-    normalise_backward(norm, a.ln2, b.ln2_gamma, d_branch, d_stream, g.ln2_gamma, g.ln2_beta);
     // u = x + W_Oᵀ attention(W_QKVᵀ Norm1(x) + b_QKV) + b_O: d_stream now holds ∂L/∂u.
     fast::linear_backward(b.W_O, a.attended, d_stream, g.W_O, attention_biases ? &g.b_O : nullptr,
                           d_attended);

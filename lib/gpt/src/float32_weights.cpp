@@ -30,6 +30,7 @@ template <typename Readable, typename Fast, typename Visit>
 void lay_out(Readable& b, Fast& f, const TransformerConfig& c, Visit visit) {
   const uword d = c.d_model, d_kv = key_value_heads(c) * (d / c.heads), d_ff = c.d_ff;
   const uword shift = has_shift(c.norm) ? d : 0;
+  const uword ln2 = has_mlp(c.mlp) ? d : 0, ln2_shift = has_mlp(c.mlp) ? shift : 0;
   const uword bias = c.attention_biases ? d : 0, kv_bias = c.attention_biases ? d_kv : 0;
   auto& W = b.attention;
   visit("ln1.gamma", b.ln1_gamma, f.ln1_gamma, 0, 1, d);
@@ -43,8 +44,8 @@ void lay_out(Readable& b, Fast& f, const TransformerConfig& c, Visit visit) {
   visit("attention.b_K", W.b_K, f.b_QKV, bias, 1, kv_bias);
   visit("attention.b_V", W.b_V, f.b_QKV, bias + kv_bias, 1, kv_bias);
   visit("attention.b_O", W.b_O, f.b_O, 0, 1, bias);
-  visit("ln2.gamma", b.ln2_gamma, f.ln2_gamma, 0, 1, d);
-  visit("ln2.beta", b.ln2_beta, f.ln2_beta, 0, 1, shift);
+  visit("ln2.gamma", b.ln2_gamma, f.ln2_gamma, 0, 1, ln2);  // none without an MLP
+  visit("ln2.beta", b.ln2_beta, f.ln2_beta, 0, 1, ln2_shift);
   switch (c.mlp) {
     case Mlp::gelu:
       visit("mlp.W1", b.mlp.W1, f.W1, 0, d, d_ff);
@@ -56,6 +57,8 @@ void lay_out(Readable& b, Fast& f, const TransformerConfig& c, Visit visit) {
       visit("swiglu.W_gate", b.swiglu.W_gate, f.W1, 0, d, d_ff);
       visit("swiglu.W_up", b.swiglu.W_up, f.W1, d * d_ff, d, d_ff);
       visit("swiglu.W_down", b.swiglu.W_down, f.W2, 0, d_ff, d);
+      break;
+    case Mlp::none:
       break;
   }
 }

@@ -51,7 +51,8 @@ auto parameter_list(Weights& w) {
                              {block + "attention.b_K", &b.attention.b_K},
                              {block + "attention.b_V", &b.attention.b_V},
                              {block + "attention.b_O", &b.attention.b_O}});
-    norm(block + "ln2", b.ln2_gamma, b.ln2_beta);
+    if (has_mlp(w.config.mlp))
+      norm(block + "ln2", b.ln2_gamma, b.ln2_beta);
     switch (w.config.mlp) {
       case Mlp::gelu:
         add(Role::block_matrix, {{block + "mlp.W1", &b.mlp.W1}});
@@ -63,6 +64,8 @@ auto parameter_list(Weights& w) {
         add(Role::block_matrix, {{block + "swiglu.W_gate", &b.swiglu.W_gate},
                                  {block + "swiglu.W_up", &b.swiglu.W_up},
                                  {block + "swiglu.W_down", &b.swiglu.W_down}});
+        break;
+      case Mlp::none:
         break;
     }
   }
@@ -81,11 +84,16 @@ void check_config(const TransformerConfig& c) {
   to_string(c.positions);
   to_string(c.norm);
   to_string(c.mlp);
-  if (c.vocabulary == 0 || c.d_model == 0 || c.layers == 0 || c.d_ff == 0 || c.max_length == 0)
+  if (c.vocabulary == 0 || c.d_model == 0 || c.layers == 0 || c.max_length == 0)
     throw math::InputError(
         fmt::format("transformer: every size must be positive (V = {}, d = {}, "
-                    "L = {}, d_ff = {}, max_length = {})",
-                    c.vocabulary, c.d_model, c.layers, c.d_ff, c.max_length));
+                    "L = {}, max_length = {})",
+                    c.vocabulary, c.d_model, c.layers, c.max_length));
+  if ((c.d_ff == 0) == has_mlp(c.mlp))
+    throw math::InputError(
+        fmt::format("transformer: d_ff = {} with mlp {}: an MLP needs a hidden width, and "
+                    "mlp none takes d_ff = 0",
+                    c.d_ff, to_string(c.mlp)));
   if (!(c.dropout >= 0.0 && c.dropout < 1.0))
     throw math::InputError(
         fmt::format("transformer: the dropout rate {} is outside [0, 1)", c.dropout));
@@ -145,6 +153,8 @@ std::string_view to_string(Mlp mlp) {
       return "gelu";
     case Mlp::swiglu:
       return "swiglu";
+    case Mlp::none:
+      return "none";
   }
   not_a_choice("transformer", "mlp", mlp);
 }
@@ -188,6 +198,18 @@ bool has_biases(Mlp mlp) {
     case Mlp::gelu:
       return true;
     case Mlp::swiglu:
+    case Mlp::none:
+      return false;
+  }
+  not_a_choice("transformer", "mlp", mlp);
+}
+
+bool has_mlp(Mlp mlp) {
+  switch (mlp) {
+    case Mlp::gelu:
+    case Mlp::swiglu:
+      return true;
+    case Mlp::none:
       return false;
   }
   not_a_choice("transformer", "mlp", mlp);
@@ -280,11 +302,21 @@ arma::uword parameter_count(const TransformerConfig& c) {
   const arma::uword d = c.d_model, V = c.vocabulary, f = c.d_ff;
   const arma::uword attention =
       math::multi_head_parameters(d, c.heads, c.attention_biases, c.kv_heads);
-  const arma::uword mlp = has_biases(c.mlp) ? 2 * d * f + f + d : 3 * d * f;  // GELU, SwiGLU
   const arma::uword norm = has_shift(c.norm) ? 2 * d : d;
+  arma::uword mlp = 0;  // with its norm
+  switch (c.mlp) {
+    case Mlp::gelu:
+      mlp = 2 * d * f + f + d + norm;
+      break;
+    case Mlp::swiglu:
+      mlp = 3 * d * f + norm;
+      break;
+    case Mlp::none:
+      break;
+  }
   const arma::uword output = c.tied_embeddings ? 0 : d * V + V;
   const arma::uword positions = learns_positions(c.positions) ? c.max_length * d : 0;
-  return V * d + positions + c.layers * (attention + mlp + 2 * norm) + norm + output;
+  return V * d + positions + c.layers * (attention + norm + mlp) + norm + output;
 }
 
 TransformerWeights init_transformer(
@@ -315,8 +347,10 @@ TransformerWeights init_transformer(
       b.attention.b_Q = b.attention.b_O = zeros(d);
       b.attention.b_K = b.attention.b_V = zeros(d_kv);
     }
-    b.ln2_gamma = ones();
-    b.ln2_beta = shift();
+    if (has_mlp(c.mlp)) {
+      b.ln2_gamma = ones();
+      b.ln2_beta = shift();
+    }
     if (has_biases(c.mlp)) {
       b.mlp.b1 = zeros(c.d_ff);
       b.mlp.b2 = zeros(d);
@@ -357,6 +391,8 @@ TransformerWeights init_transformer(
         b.swiglu.W_gate = fan_in(d, c.d_ff);
         b.swiglu.W_up = fan_in(d, c.d_ff);
         b.swiglu.W_down = fan_in(c.d_ff, d);
+        break;
+      case Mlp::none:
         break;
     }
   }

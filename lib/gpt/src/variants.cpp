@@ -36,6 +36,10 @@ TransformerConfig with(Variant variant, TransformerConfig c, const VariantSizes&
     case Variant::no_attention_biases:
       c.attention_biases = false;
       return c;
+    case Variant::attention_only:
+      c.mlp = Mlp::none;
+      c.d_ff = 0;
+      return c;
   }
   not_a_choice("with", "variant", variant);
 }

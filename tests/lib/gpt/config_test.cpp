@@ -128,6 +128,35 @@ TEST(AttentionBiases, WithoutThemTheModelHasNoneAndCountsNone) {
       "transformer: blocks.0.attention.b_Q has 0 entries, not 8 (attention_biases true)"));
 }
 
+// Attention alone (Mlp::none): no second norm and no MLP among the parameters, the count
+// smaller by exactly them, and d_ff 0, which a model with an MLP refuses.
+TEST(AttentionOnly, HasNoSecondNormAndNoMlp) {
+  const gpt::TransformerConfig gelu = attn_test::small_gpt();
+  const gpt::TransformerConfig alone = gpt::with(gpt::Variant::attention_only, gelu);
+  EXPECT_EQ(alone.mlp, gpt::Mlp::none);
+  EXPECT_FALSE(gpt::has_mlp(alone.mlp));
+  EXPECT_FALSE(gpt::has_biases(alone.mlp));
+  const gpt::TransformerWeights w = attn_test::random_model(alone, 7);
+  for (const gpt::ConstParameter& p : gpt::parameters(w)) {
+    EXPECT_EQ(p.name.find("ln2"), std::string::npos) << p.name;
+    EXPECT_EQ(p.name.find("mlp"), std::string::npos) << p.name;
+  }
+  const arma::uword d = gelu.d_model, f = gelu.d_ff;
+  const arma::uword mlp_and_its_norm = 2 * d * f + f + d + 2 * d;
+  EXPECT_EQ(gpt::parameter_count(gelu) - gpt::parameter_count(alone),
+            gelu.layers * mlp_and_its_norm);
+  gpt::TransformerConfig wide = alone;
+  wide.d_ff = 12;
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { gpt::check_config(wide); },
+      "transformer: d_ff = 12 with mlp none: an MLP needs a hidden width, and mlp none takes "
+      "d_ff = 0"));
+  gpt::TransformerConfig narrow = gelu;
+  narrow.d_ff = 0;
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { gpt::check_config(narrow); },
+                                                   "d_ff = 0 with mlp gelu"));
+}
+
 // Each variant sets the fields its name says, and only those.
 TEST(Variants, EachChangesWhatItsNameSays) {
   const gpt::TransformerConfig base = attn_test::small_gpt();
@@ -140,7 +169,8 @@ TEST(Variants, EachChangesWhatItsNameSays) {
       {gpt::Variant::sliding_window, "sliding_window 3, not sliding_window 0"},
       {gpt::Variant::rms_norm, "norm rms_norm, not norm layer_norm"},
       {gpt::Variant::swiglu, "d_ff 9, not d_ff 12"},
-      {gpt::Variant::no_attention_biases, "attention_biases false, not attention_biases true"}};
+      {gpt::Variant::no_attention_biases, "attention_biases false, not attention_biases true"},
+      {gpt::Variant::attention_only, "d_ff 0, not d_ff 12"}};
   ASSERT_EQ(expected.size(), gpt::kEveryVariant.size());
   for (std::size_t k = 0; k < expected.size(); ++k) {
     EXPECT_EQ(gpt::kEveryVariant[k], expected[k].first);

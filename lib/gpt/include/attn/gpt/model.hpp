@@ -66,6 +66,8 @@ enum class Mlp {
   gelu,    ///< \f$\mathrm{gelu}(x W_1 + b_1) W_2 + b_2\f$ (GPT-2).
   swiglu,  ///< \f$(\mathrm{silu}(x W_{\text{gate}}) \odot x W_{\text{up}}) W_{\text{down}}\f$
            ///< (Llama).
+  none,    ///< no MLP and no second norm: the block is attention alone, \f$x' = u\f$ (the
+           ///< attention-only models of Elhage et al., 2021); d_ff must be 0.
 };
 
 /// \brief The sizes of a model and its choices: everything that fixes the shapes of its weights
@@ -129,6 +131,9 @@ bool has_shift(Norm norm);
 /// \brief Whether the MLP's layers have biases. \param mlp the choice.
 /// \return true for Mlp::gelu.
 bool has_biases(Mlp mlp);
+/// \brief Whether the block has an MLP half (and its norm) at all. \param mlp the choice.
+/// \return false for Mlp::none.
+bool has_mlp(Mlp mlp);
 
 /// \brief A configuration's printed form: one line per field, its name and its value
 ///        (`"sliding_window 16"`), in the struct's order.

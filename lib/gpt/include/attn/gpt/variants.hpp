@@ -28,13 +28,15 @@ enum class Variant {
   swiglu,               ///< the SwiGLU MLP for GELU's.
   no_attention_biases,  ///< attention without \f$b_Q, b_K, b_V, b_O\f$ (Llama, Mistral; Qwen2
                         ///< drops only \f$b_O\f$).
+  attention_only,       ///< no MLP: each block is attention alone (d_ff 0), the models of
+                        ///< chapter 13's induction-head experiment (Elhage et al., 2021).
 };
 
 /// Every variant, in the order of the enum: the list the tests loop over.
-inline constexpr std::array kEveryVariant = {Variant::rotary,         Variant::no_positions,
-                                             Variant::grouped_query,  Variant::multi_query,
-                                             Variant::sliding_window, Variant::rms_norm,
-                                             Variant::swiglu,         Variant::no_attention_biases};
+inline constexpr std::array kEveryVariant = {
+    Variant::rotary,      Variant::no_positions,        Variant::grouped_query,
+    Variant::multi_query, Variant::sliding_window,      Variant::rms_norm,
+    Variant::swiglu,      Variant::no_attention_biases, Variant::attention_only};
 
 /// \brief The sizes some variants need.
 struct VariantSizes {
@@ -63,6 +65,8 @@ constexpr std::string_view to_string(Variant variant) {
       return "swiglu";
     case Variant::no_attention_biases:
       return "no_attention_biases";
+    case Variant::attention_only:
+      return "attention_only";
   }
   return "";
 }
