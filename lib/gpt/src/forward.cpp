@@ -44,7 +44,7 @@ TransformerForward forward_pass(const TransformerWeights& w, const arma::uvec& t
                                 const HeadMask& mask) {
   const TransformerConfig& c = w.config;
   check_config(c);
-  mask.check(c);
+  mask.check(c);  // the whole mask, once: heads_of() below reads each block's part
   if (tokens.n_elem == 0)
     throw math::InputError("transformer_forward: there are no tokens");
   const arma::uvec positions = positions_in_sentences(tokens.n_elem, starts);

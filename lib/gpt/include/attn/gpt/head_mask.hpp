@@ -53,12 +53,14 @@ class HeadMask {
   ///        (zeros for zero-ablation) for a masked one.
   /// \param layer the block. \param config the model.
   /// \return one entry a head, `(1 × d_k)` each where there is one.
-  /// \throws InputError if a masked head or block is outside \p config's.
-  /// \throws ShapeError if a replacement row is not \f$d_k\f$ wide (both widths are named).
+  /// \throws InputError if a masked head of block \p layer is outside \p config's (check()
+  ///         judges the whole mask, other blocks included).
+  /// \throws ShapeError if its replacement row is not \f$d_k\f$ wide (both widths are named).
   [[nodiscard]] std::vector<std::optional<arma::rowvec>> heads_of(
       arma::uword layer, const TransformerConfig& config) const;
   /// \brief Every masked head is one of \p config's and every row \f$d_k\f$ wide.
-  /// \param config the model. \throws as heads_of() does.
+  /// \param config the model. \throws InputError if a masked head or block is outside
+  ///        \p config's. \throws ShapeError if a replacement row is not \f$d_k\f$ wide.
   void check(const TransformerConfig& config) const;
 
  private:

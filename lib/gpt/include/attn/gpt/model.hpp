@@ -92,7 +92,7 @@ struct TransformerConfig {
   arma::uword d_model = 0;                      ///< \f$d\f$, the width of the residual stream.
   arma::uword heads = 1;                        ///< \f$h\f$, dividing \f$d\f$.
   arma::uword layers = 1;                       ///< \f$L\f$, the number of blocks.
-  arma::uword d_ff = 0;                         ///< the MLP's hidden width.
+  arma::uword d_ff = 0;                         ///< the MLP's hidden width; 0 with Mlp::none.
   arma::uword max_length = 0;                   ///< the longest input; positions 0 to this − 1.
   Positions positions = Positions::sinusoidal;  ///< where word order comes from.
   bool tied_embeddings = false;  ///< \f$z = \mathrm{Norm}_f(x) E^\top\f$: no \f$W_U, b_U\f$.
@@ -176,7 +176,8 @@ struct TransformerWeights {
 
 /// \brief Checks a model's sizes.
 /// \param config the sizes.
-/// \throws InputError if a choice is outside its enum, a size is 0, \f$d\f$ is odd with
+/// \throws InputError if a choice is outside its enum, a size is 0 (d_ff: 0 exactly when
+///         there is no MLP), \f$d\f$ is odd with
 ///         sinusoidal positions, \f$d_k\f$ is odd with rotary ones, \f$h \nmid d\f$,
 ///         \f$g \nmid h\f$ or the dropout rate is outside [0, 1).
 void check_config(const TransformerConfig& config);
@@ -245,12 +246,13 @@ std::vector<ConstParameter> parameters(const TransformerWeights& weights);
 /// \param weights the model. \return the flags AdamW takes.
 std::vector<bool> decay_flags(const TransformerWeights& weights);
 
-/// \brief The number of learned numbers: \f$Vd + L(A + M + 2n) + n\f$, plus \f$dV + V\f$
+/// \brief The number of learned numbers: \f$Vd + L(A + n + M) + n\f$, plus \f$dV + V\f$
 ///        unless the embeddings are tied, plus \f$d \cdot \text{max\_length}\f$ if the
 ///        positions are learned. Attention has \f$A = 2d^2 + 2d\,g\,d_k + 2d + 2g\,d_k\f$
 ///        (\f$4d^2 + 4d\f$ when \f$g = h\f$), or \f$2d^2 + 2d\,g\,d_k\f$ without biases;
-///        the MLP \f$M = 2d\,d_{ff} + d_{ff} + d\f$ (GELU) or \f$3d\,d_{ff}\f$ (SwiGLU); a
-///        norm \f$n = 2d\f$ (layer norm) or \f$d\f$ (RMSNorm).
+///        a norm \f$n = 2d\f$ (layer norm) or \f$d\f$ (RMSNorm); the MLP with its norm
+///        \f$M = 2d\,d_{ff} + d_{ff} + d + n\f$ (GELU), \f$3d\,d_{ff} + n\f$ (SwiGLU) or 0
+///        (none).
 /// \param config the sizes. \return the count.
 /// \throws InputError as check_config() does.
 arma::uword parameter_count(const TransformerConfig& config);
