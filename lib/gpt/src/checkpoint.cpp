@@ -25,7 +25,7 @@ static_assert(std::endian::native == std::endian::little,
               "checkpoints store numbers little-endian, as amd64 and arm64 hold them");
 
 constexpr std::string_view kMagic = "ATTN-GPT";
-constexpr std::uint32_t kVersion = 2;  // 2: the training measurement and the history
+constexpr std::uint32_t kVersion = 3;  // 2: the training measurement and the history; 3: others
 
 // Appends numbers, strings and matrices to a byte string.
 struct Writer {
@@ -136,12 +136,10 @@ std::uint64_t fnv1a(std::string_view bytes) {
   return hash;
 }
 
-std::string run_fingerprint(const TransformerConfig& m, const TrainingSettings& s,
-                            const text::BpeTokenizer& tokenizer, std::string_view training,
-                            std::string_view evaluation) {
-  std::string merges;
-  for (const text::Merge& merge : tokenizer.merges())
-    merges += fmt::format("{} {}\n", merge.left, merge.right);
+namespace {
+
+// The lines of a fingerprint that every run has: the model, then the settings and the groups.
+std::string model_and_settings(const TransformerConfig& m, const TrainingSettings& s) {
   std::string groups = fmt::format("parameter_groups {}\n", s.groups.size());
   for (const ParameterGroup& g : s.groups)
     groups += g.frozen ? fmt::format("group \"{}\" frozen\n", g.prefix)
@@ -155,9 +153,25 @@ std::string run_fingerprint(const TransformerConfig& m, const TrainingSettings& 
              s.steps, s.batch, s.peak_learning_rate, s.final_learning_rate, s.warmup_steps,
              s.weight_decay, s.beta1, s.beta2, s.clip_norm, s.evaluate_every, s.evaluate_at_start,
              s.seed, to_string(s.precision)) +
-         groups +
+         groups;
+}
+
+}  // namespace
+
+std::string run_fingerprint(const TransformerConfig& m, const TrainingSettings& s,
+                            const text::BpeTokenizer& tokenizer, std::string_view training,
+                            std::string_view evaluation) {
+  std::string merges;
+  for (const text::Merge& merge : tokenizer.merges())
+    merges += fmt::format("{} {}\n", merge.left, merge.right);
+  return model_and_settings(m, s) +
          fmt::format("merges {:016x}\ntraining_text {:016x}\nevaluation {}\n", fnv1a(merges),
                      fnv1a(training), evaluation);
+}
+
+std::string run_fingerprint(const TransformerConfig& m, const TrainingSettings& s,
+                            std::string_view data, std::string_view evaluation) {
+  return model_and_settings(m, s) + fmt::format("data {}\nevaluation {}\n", data, evaluation);
 }
 
 void save_checkpoint(const std::string& path, const std::string& fingerprint,
@@ -181,6 +195,9 @@ void save_checkpoint(const std::string& path, const std::string& fingerprint,
     w.number(p.measured.held_out);
     w.number<std::uint8_t>(p.measured.training.has_value());
     w.number(p.measured.training.value_or(0.0));
+    w.number<std::uint64_t>(p.measured.others.size());
+    for (const double other : p.measured.others)
+      w.number(other);
   }
   w.number<std::uint64_t>(state.history.size());
   for (const StepRecord& r : state.history) {
@@ -468,7 +485,8 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
   state.rng_increment.low = r.number<std::uint64_t>();
   state.loss_sum = r.finite("the sum of the batch losses");
   state.loss_count = r.number<std::int64_t>();
-  constexpr std::size_t kPointBytes = sizeof(std::int64_t) + 4 * sizeof(double) + 1;
+  constexpr std::size_t kPointBytes =
+      sizeof(std::int64_t) + 4 * sizeof(double) + 1 + sizeof(std::uint64_t);
   state.curve.resize(r.count("curve points", kPointBytes));
   for (std::size_t k = 0; k < state.curve.size(); ++k) {
     CurvePoint& p = state.curve[k];
@@ -489,6 +507,9 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
           "{}: the checkpoint's curve point {} holds {} for its training measurement, which its "
           "flag says was not taken (the format writes 0)",
           path, k, training));
+    p.measured.others.resize(r.count("a curve point's other measurements", sizeof(double)));
+    for (double& other : p.measured.others)
+      other = r.finite("a curve point's other measurement");
   }
   constexpr std::size_t kRecordBytes = 2 * sizeof(double);
   state.history.resize(r.count("step records", kRecordBytes));

@@ -65,7 +65,13 @@ struct TinyRun {
   std::string fingerprint =
       gpt::run_fingerprint(model, settings, tokenizer, kTrainingText, kEvaluation);
   gpt::NextBatch batches = gpt::window_batches(training, model.max_length, settings.batch);
-  gpt::Evaluation measure = gpt::bits_on_both(held_out, gpt::encode(tokenizer, kTrainingText), 30);
+  gpt::Evaluation bits = gpt::bits_on_both(held_out, gpt::encode(tokenizer, kTrainingText), 30);
+  // Bits per byte, and two other numbers that follow the run, so that a checkpoint keeps both.
+  gpt::Evaluation measure = [bits = bits](const gpt::TransformerWeights& w, gpt::Step& step) {
+    gpt::Measurement m = bits(w, step);
+    m.others = {arma::accu(w.embedding), -m.held_out};
+    return m;
+  };
 
   gpt::TrainingState trained_to(std::int64_t until) const {
     gpt::TrainingState state = gpt::start(model, settings);
@@ -114,6 +120,7 @@ void expect_same_state(gpt::TrainingState& a, gpt::TrainingState& b) {
     EXPECT_EQ(a.curve[k].training_loss, b.curve[k].training_loss) << "point " << k;
     EXPECT_EQ(a.curve[k].measured.held_out, b.curve[k].measured.held_out) << "point " << k;
     EXPECT_EQ(a.curve[k].measured.training, b.curve[k].measured.training) << "point " << k;
+    EXPECT_EQ(a.curve[k].measured.others, b.curve[k].measured.others) << "point " << k;
   }
   ASSERT_EQ(a.history.size(), b.history.size());
   for (std::size_t k = 0; k < a.history.size(); ++k) {
@@ -257,7 +264,7 @@ TEST(Checkpoint, HoldsWhatTheFormatSays) {
   EXPECT_EQ(bytes.substr(0, 8), "ATTN-GPT");
   std::uint32_t version = 0;
   std::memcpy(&version, bytes.data() + 8, 4);
-  EXPECT_EQ(version, 2u);
+  EXPECT_EQ(version, 3u);
   std::uint64_t length = 0;
   std::memcpy(&length, bytes.data() + 12, 8);
   EXPECT_EQ(length, r.fingerprint.size());
@@ -294,8 +301,8 @@ TEST(Checkpoint, RefusesAFlippedByte) {
     EXPECT_TRUE(refused(bad, flipped, "corrupted")) << "byte " << at;
   }
   std::string version = bytes;
-  version[9] = 1;  // format 258
-  EXPECT_TRUE(refused(bad, version, "checkpoint format 258, where this book reads 2"));
+  version[9] = 1;  // format 259
+  EXPECT_TRUE(refused(bad, version, "checkpoint format 259, where this book reads 3"));
   std::string magic = bytes;
   magic[0] = 'a';
   EXPECT_TRUE(refused(bad, magic, "is not a checkpoint of this book's GPT"));
@@ -332,7 +339,7 @@ TEST(Checkpoint, RefusesACountTheFileCannotHoldBeforeAllocatingForIt) {
   // file showed; each is refused from the count and the bytes left, naming both.
   for (const std::uint64_t count : {std::uint64_t{1} << 40, std::uint64_t{1} << 26})
     EXPECT_TRUE(refused(bad, rewritten(bytes, curve_count, count),
-                        fmt::format("it announces {} curve points, of 41 bytes each", count)));
+                        fmt::format("it announces {} curve points, of 49 bytes each", count)));
   // The point's step, rate, batch loss and held-out number, then its flag: 0 or 1 only.
   const std::size_t flag = curve_count + 8 + 4 * 8;
   ASSERT_EQ(bytes[flag], 1) << "the field read is not the flag of a training measurement";
@@ -361,6 +368,11 @@ TEST(Checkpoint, RefusesNaNOrInfiniteNumbersNamingWhere) {
   curve.curve.front().measured.held_out = nan;
   gpt::save_checkpoint(path, r.fingerprint, curve);
   EXPECT_TRUE(refused(path, read_file(path), "a curve point's held-out measurement is nan"));
+
+  gpt::TrainingState other = r.trained_to(3);
+  other.curve.back().measured.others.back() = -infinity;
+  gpt::save_checkpoint(path, r.fingerprint, other);
+  EXPECT_TRUE(refused(path, read_file(path), "a curve point's other measurement is -inf"));
 
   gpt::TrainingState history = r.trained_to(3);
   history.history[1].gradient_norm = infinity;
@@ -688,6 +700,18 @@ TEST(RunFingerprint, NamesEverySettingOnItsOwnLine) {
   EXPECT_NE(other, f);
   EXPECT_EQ(other.substr(0, other.find("merges ")), f.substr(0, f.find("merges ")));
   EXPECT_EQ(gpt::run_fingerprint(r.model, r.settings, r.tokenizer, kTrainingText, kEvaluation), f);
+}
+
+// A run whose data a program draws names the data in words, where a text's run has its hashes:
+// the same model and settings lines, then the data's own line.
+TEST(RunFingerprint, NamesDrawnDataInWords) {
+  const TinyRun& r = run();
+  const std::string drawn =
+      gpt::run_fingerprint(r.model, r.settings, "random segments repeated", kEvaluation);
+  const std::string& text = r.fingerprint;
+  EXPECT_EQ(drawn.substr(0, drawn.find("data ")), text.substr(0, text.find("merges ")));
+  EXPECT_NE(drawn.find("\ndata random segments repeated\nevaluation "), std::string::npos) << drawn;
+  EXPECT_NE(gpt::run_fingerprint(r.model, r.settings, "random segments", kEvaluation), drawn);
 }
 
 }  // namespace

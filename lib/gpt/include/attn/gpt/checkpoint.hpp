@@ -2,15 +2,16 @@
 /// \brief Checkpoints of a GPT's training run (chapter 11): the run saved to one file and
 ///        resumed from it, bit for bit.
 ///
-/// The file, every number little-endian (k curve points, s steps taken, P parameters):
+/// The file, every number little-endian (k curve points holding o other measurements in all, s
+/// steps taken, P parameters):
 ///
 /// | bytes | what |
 /// |---|---|
 /// | 8 | the magic `ATTN-GPT` |
-/// | 4 | the format's version, 2 |
+/// | 4 | the format's version, 3 |
 /// | 8 + n | the run's fingerprint (run_fingerprint()): its length, its text |
 /// | 48 | the step, AdamW's step count, the random stream's state and increment |
-/// | 24 + 41k | the batch losses summed and counted, k, the curve points (below) |
+/// | 24 + 49k + 8o | the batch losses summed and counted, k, the curve points (below) |
 /// | 8 + 16s | s, the history: each step's loss and gradient norm |
 /// | 8, then P times | P; each parameter's name, rows, columns, values (parameters()) |
 /// | 8, then T times | T; AdamW's moment pairs, one per trained parameter (none at step 0) |
@@ -20,8 +21,9 @@
 /// run's settings freezes some.
 ///
 /// A curve point is its step, learning rate, batch loss and held-out measurement (8 bytes
-/// each), one byte saying whether the training measurement was taken (1) or not (0), and that
-/// measurement (0 when not taken).
+/// each), one byte saying whether the training measurement was taken (1) or not (0), that
+/// measurement (0 when not taken), and the count of its other measurements (8 bytes), then each
+/// of them (8 bytes).
 ///
 /// Doubles are stored as their 8 bytes, so nothing is rounded: a run resumed from a checkpoint
 /// continues exactly as it would have without stopping. A file is written to a temporary name
@@ -56,6 +58,15 @@ std::uint64_t fnv1a(std::string_view bytes);
 std::string run_fingerprint(const TransformerConfig& model, const TrainingSettings& settings,
                             const text::BpeTokenizer& tokenizer, std::string_view training,
                             std::string_view evaluation);
+
+/// \brief run_fingerprint() for a run whose data a program draws rather than reads from a text
+///        (chapter 13's repeated random tokens): the model's sizes and choices, the training
+///        settings, then the data and the measurement, each named in words.
+/// \param model,settings the run. \param data what it trains on, in words that change when the
+///        data does. \param evaluation what its Evaluation measures, in words.
+/// \return one line per field.
+std::string run_fingerprint(const TransformerConfig& model, const TrainingSettings& settings,
+                            std::string_view data, std::string_view evaluation);
 
 /// \brief Writes \p state to \p path (through `path.partial`, then a rename).
 /// \param path the file. \param fingerprint run_fingerprint() of the run. \param state the run.

@@ -102,10 +102,13 @@ math::WarmupCosine schedule_of(const TrainingSettings& settings);
 /// \brief What a run's Evaluation measures: one number on text the run never trains on and,
 ///        where the run takes it, the same number measured the same way on its training text,
 ///        so that a curve can show whether the two part (the model learning its training text
-///        by heart) or not.
+///        by heart) or not; and any other numbers the run follows through its training.
 struct Measurement {
   double held_out = 0.0;           ///< on held-out text (a validation split).
   std::optional<double> training;  ///< the same measure on training text, if taken.
+  /// Other numbers the run follows, in an order the run fixes (chapter 13's models: the best
+  /// induction score of any head); a checkpoint keeps them with the point.
+  std::vector<double> others = {};
 };
 
 /// \brief One point of the learning curves.
