@@ -339,17 +339,19 @@ void Plotter::heatmaps(const HeatmapRow& row) {
   }
   const double reach = colour_reach(row.panels);
   const int cell_px = values ? 90 : 10, panels = static_cast<int>(row.panels.size());
+  const int across = row.columns == 0 ? panels : std::min(panels, static_cast<int>(row.columns));
+  const int down = (panels + across - 1) / across;  // rows of panels
   const int cols = static_cast<int>(row.panels.front().values.n_cols);
   const int rows = static_cast<int>(row.panels.front().values.n_rows);
-  const int width = panels * std::max(520, 260 + cell_px * cols);
-  const int height = std::max(420, 170 + cell_px * rows) + (panels > 1 ? 40 : 0);
+  const int width = across * std::max(520, 260 + cell_px * cols);
+  const int height = down * std::max(420, 170 + cell_px * rows) + (panels > 1 ? 40 : 0);
   draw(row.name, width, height, "", [&](std::ostream& gp) {
     std::vector<std::string> blocks;
     for (std::size_t k = 0; k < row.panels.size(); ++k)
       blocks.push_back(
           datablock(gp, fmt::format("cells{}", k + 1), long_rows(row.panels[k].values)));
     if (panels > 1)
-      gp << fmt::format("set multiplot layout 1,{} title {}\n", panels, quoted(row.title));
+      gp << fmt::format("set multiplot layout {},{} title {}\n", down, across, quoted(row.title));
     for (std::size_t k = 0; k < row.panels.size(); ++k)
       gp << heatmap_commands(row.panels[k], reach, blocks[k]);
     if (panels > 1)

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -238,6 +240,33 @@ TEST(Plotter, LargeGridsAreDrawnWhenNoValuesAreWritten) {
   grid.write_values = false;
   p.heatmap(grid);
   EXPECT_TRUE(fs::is_regular_file(folder / "big.png")) << log.str();
+}
+
+// Panels in a grid (a layer's heads a row): five panels, two a row, make three rows, and the
+// figure is as wide as two panels and as tall as three, gnuplot saying nothing but the file.
+TEST(Plotter, HeatmapPanelsFillRowsOfTheGivenWidth) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "plotter-grid";
+  fs::remove_all(folder);
+  std::ostringstream out, log;
+  attn::book::Plotter p({true, folder, false}, out, log);
+  ASSERT_TRUE(p.active()) << "gnuplot (gnuplot-nox) is a build dependency";
+  const std::vector<std::string> tokens = {"a", "b", "c"};
+  attn::book::Heatmap panel{"", "head", tokens, tokens, arma::mat(3, 3, arma::fill::eye)};
+  panel.write_values = false;  // small cells: each panel takes its least size, 520 by 420
+  p.heatmaps({.name = "grid", .title = "five heads", .panels = {5, panel}, .columns = 2});
+  EXPECT_EQ(log.str(), "wrote " + (folder / "grid.png").string() + "\n");
+  // A PNG's width and height: big-endian, at bytes 16 to 23 (its IHDR chunk).
+  const std::string png = bytes_of(folder / "grid.png");
+  ASSERT_GT(png.size(), 24u);
+  const auto number_at = [&](std::size_t at) {
+    std::uint32_t n = 0;
+    for (std::size_t k = at; k < at + 4; ++k)
+      n = (n << 8) | static_cast<unsigned char>(png[k]);
+    return n;
+  };
+  EXPECT_EQ(number_at(16), 2u * 520u);
+  EXPECT_EQ(number_at(20), 3u * 420u + 40u);  // and the title's band
 }
 
 // A range chart (a mean over seeds between the lowest and highest) is drawn, and the log holds

@@ -91,6 +91,9 @@ struct HeatmapRow {
   std::string name;             ///< file stem of the figure.
   std::string title;            ///< shown above all panels.
   std::vector<Heatmap> panels;  ///< left to right; their own names are not used.
+  /// Panels in each row of the figure, which then has as many rows as it needs (a layer's heads
+  /// a row); 0: all of them in one row.
+  std::size_t columns = 0;
 };
 
 /// \brief One arrow from the origin in a 2-D picture.
