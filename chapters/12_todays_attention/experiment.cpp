@@ -146,30 +146,15 @@ gpt::TrainingState trained(std::ostream& log, const ch11::EncodedCorpus& data, c
                                   fmt::format("{}-rate{:g}-seed{}.checkpoint", change.name,
                                               settings.peak_learning_rate, settings.seed))
                                      .string();
-  gpt::TrainingState state;
-  try {
-    state = gpt::resume_or_start(path, fingerprint, c, settings);
-  } catch (const math::InputError& e) {  // another run's checkpoint, or no whole one
-    fmt::print(log, "{}; training it again\n", e.what());
-    state = gpt::start(c, settings);
-  }
-  if (state.step == settings.steps)
-    return state;
-  if (state.step > 0) {  // this chapter saves a run only when it is whole: no run of its own
-    fmt::print(log, "{}: the checkpoint stops at step {} of {}; training it again\n", path,
-               state.step, settings.steps);
-    state = gpt::start(c, settings);
-  }
-  const auto start = std::chrono::steady_clock::now();
-  gpt::train(state, settings, same_windows(data.training.tokens, settings),
-             gpt::held_out_bits(data.validation, scored), settings.steps);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  fmt::print(log, "{}, rate {:g}, seed {}: {} steps took {:.1f} s (measured; it varies)\n",
-             change.label, settings.peak_learning_rate, settings.seed, settings.steps, seconds);
-  if (!path.empty())
-    gpt::save_checkpoint(path, fingerprint, state);
-  return state;
+  return gpt::trained_once(log, path, fingerprint, c, settings, [&](gpt::TrainingState& state) {
+    const auto start = std::chrono::steady_clock::now();
+    gpt::train(state, settings, same_windows(data.training.tokens, settings),
+               gpt::held_out_bits(data.validation, scored), settings.steps);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print(log, "{}, rate {:g}, seed {}: {} steps took {:.1f} s (measured; it varies)\n",
+               change.label, settings.peak_learning_rate, settings.seed, settings.steps, seconds);
+  });
 }
 
 Seeds seeds_for(const std::vector<std::uint64_t>& seeds) {

@@ -5,6 +5,7 @@
 #include <attn/numpy/numpy_random.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 
 #include <algorithm>
 #include <bit>
@@ -557,6 +558,30 @@ TrainingState resume_or_start(const std::string& path, const std::string& finger
   if (path.empty() || !std::filesystem::exists(path, error))
     return start(model, settings);
   return load_checkpoint(path, fingerprint, model, settings);
+}
+
+TrainingState trained_once(std::ostream& log, const std::string& path,
+                           const std::string& fingerprint, const TransformerConfig& model,
+                           const TrainingSettings& settings,
+                           const std::function<void(TrainingState& state)>& train) {
+  TrainingState state;
+  try {
+    state = resume_or_start(path, fingerprint, model, settings);
+  } catch (const math::InputError& e) {  // another run's checkpoint, or no whole one
+    fmt::print(log, "{}; training it again\n", e.what());
+    state = start(model, settings);
+  }
+  if (state.step == settings.steps)
+    return state;
+  if (state.step > 0) {  // a run is kept only when it is whole: none stops half-way
+    fmt::print(log, "{}: the checkpoint stops at step {} of {}; training it again\n", path,
+               state.step, settings.steps);
+    state = start(model, settings);
+  }
+  train(state);
+  if (!path.empty())
+    save_checkpoint(path, fingerprint, state);
+  return state;
 }
 
 }  // namespace attn::gpt

@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -378,6 +379,53 @@ TEST(Checkpoint, RefusesNaNOrInfiniteNumbersNamingWhere) {
   history.history[1].gradient_norm = infinity;
   gpt::save_checkpoint(path, r.fingerprint, history);
   EXPECT_TRUE(refused(path, read_file(path), "a step's gradient norm is inf"));
+}
+
+// trained_once(): a run trained and saved once, then read back without training; a file of a run
+// that stopped early, or of another run, trained again from the start, with a line that says why.
+TEST(TrainedOnce, TrainsOnceThenReadsTheWholeRunBack) {
+  const TinyRun& r = run();
+  TempDir dir;
+  const std::string path = dir.file("run.ckpt");
+  int trainings = 0;
+  const auto train = [&](gpt::TrainingState& state) {
+    ++trainings;
+    EXPECT_EQ(state.step, 0);
+    gpt::train(state, r.settings, r.batches, r.measure, r.settings.steps);
+  };
+  gpt::TrainingState unbroken = r.trained_to(r.settings.steps);
+  std::ostringstream log;
+  gpt::TrainingState first =
+      gpt::trained_once(log, path, r.fingerprint, r.model, r.settings, train);
+  expect_same_state(first, unbroken);
+  gpt::TrainingState again =
+      gpt::trained_once(log, path, r.fingerprint, r.model, r.settings, train);
+  expect_same_state(again, first);
+  EXPECT_EQ(trainings, 1);
+  EXPECT_EQ(log.str(), "");
+
+  gpt::save_checkpoint(path, r.fingerprint, r.trained_to(3));
+  gpt::TrainingState whole =
+      gpt::trained_once(log, path, r.fingerprint, r.model, r.settings, train);
+  expect_same_state(whole, first);
+  EXPECT_EQ(trainings, 2);
+  EXPECT_NE(log.str().find("the checkpoint stops at step 3 of 7; training it again"),
+            std::string::npos)
+      << log.str();
+
+  gpt::TrainingSettings other_seed = r.settings;
+  other_seed.seed = 6;
+  gpt::save_checkpoint(
+      path, gpt::run_fingerprint(r.model, other_seed, r.tokenizer, kTrainingText, kEvaluation),
+      r.trained_to(1));
+  log.str("");
+  gpt::trained_once(log, path, r.fingerprint, r.model, r.settings, train);
+  EXPECT_EQ(trainings, 3);
+  EXPECT_NE(log.str().find("was made for another run"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("; training it again"), std::string::npos) << log.str();
+
+  gpt::trained_once(log, "", r.fingerprint, r.model, r.settings, train);  // no file: none kept
+  EXPECT_EQ(trainings, 4);
 }
 
 TEST(Checkpoint, RefusesAnotherRunsFileNamingTheFirstDifference) {

@@ -36,6 +36,8 @@
 #include <attn/text/bpe.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -141,5 +143,20 @@ TrainingState load_checkpoint(const std::string& path, const std::string& finger
 ///         or is not whole; as start() does, for a fresh run.
 TrainingState resume_or_start(const std::string& path, const std::string& fingerprint,
                               const TransformerConfig& model, const TrainingSettings& settings);
+
+/// \brief A whole run for a chapter that trains once and keeps what it trained (chapters 12
+///        and 13): the finished run read back from \p path; otherwise trained from step 0 by
+///        \p train and, when \p path is not empty, saved there. A file that is another run's, one
+///        the loader refuses, or one of a run that stopped before its last step is not resumed:
+///        the run is trained again from the start, and a line on \p log says why.
+/// \param log where to say why a checkpoint was not used. \param path the checkpoint, or empty
+///        for none. \param fingerprint,model,settings the run, as resume_or_start() takes them.
+/// \param train trains a fresh state to settings.steps (train() with the run's data).
+/// \return the finished run.
+/// \throws InputError if the checkpoint cannot be written, and as \p train does.
+TrainingState trained_once(std::ostream& log, const std::string& path,
+                           const std::string& fingerprint, const TransformerConfig& model,
+                           const TrainingSettings& settings,
+                           const std::function<void(TrainingState& state)>& train);
 
 }  // namespace attn::gpt
