@@ -286,8 +286,12 @@ arma::mat block_step(const BlockWeights& b, const TransformerConfig& c, const ar
     concat.cols(head) = caches[h / group].attend(turned(q.cols(head)), math::score_scale(d_k));
   }
   const arma::mat middle = x + math::affine(concat, W.W_O, W.b_O);  // residual
-  return mlp_half(b, c, middle, Dropping{}).output;
+  return mlp_step(b, c, middle);
   //! [cached-step]
+}
+
+arma::mat mlp_step(const BlockWeights& b, const TransformerConfig& c, const arma::mat& middle) {
+  return mlp_half(b, c, middle, Dropping{}).output;
 }
 
 }  // namespace attn::gpt

@@ -126,6 +126,14 @@ BlockGradients block_backward(const BlockWeights& block, const TransformerConfig
                               const std::vector<SequenceRows>& sequences,
                               const arma::mat& d_output);
 
+/// \brief A block's second half, for rows whose attention is done: \f$x' = u +
+///        \mathrm{MLP}(\mathrm{Norm}(u))\f$ without dropout, or \f$x' = u\f$ with Mlp::none.
+///        block_step() ends with it, and so does a decoder with a cache of its own
+///        (streaming.hpp). \param block the weights. \param config the model's choices.
+/// \param middle \f$u\f$, `(n × d)`, the residual stream after attention. \return \f$x'\f$.
+arma::mat mlp_step(const BlockWeights& block, const TransformerConfig& config,
+                   const arma::mat& middle);
+
 /// \brief One new token through the block, its keys and values appended to \p caches (one
 ///        per key/value head): the last row of block_forward() over every token so far, at
 ///        \f$O(t\,d)\f$ attention work instead of \f$O(t^2 d)\f$ (with a window \f$w\f$,
