@@ -651,15 +651,6 @@ void the_cache(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState
       largest <= kCacheTolerance);
 }
 
-// A token as a figure's axis shows it: printable(), with each space drawn as "␣" (U+2423),
-// which a tick label would otherwise lose at its start (` God` would read `God`).
-std::string axis_label(const std::string& bytes) {
-  std::string label;
-  for (const char c : attn::text::printable(bytes))
-    label += c == ' ' ? std::string("␣") : std::string(1, c);
-  return label;
-}
-
 // One head's weights on the example verse, every query a token.
 void one_head(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState& state) {
   const std::size_t layer = ch11::kModel.layers - 1;  // the last block
@@ -667,7 +658,7 @@ void one_head(attn::book::Chapter& ch, const Run& run, const gpt::TrainingState&
   const std::vector<attn::text::TokenId> ids = run.text.tokenizer.encode(kExampleVerse);
   std::vector<std::string> labels;
   for (const attn::text::TokenId id : ids)
-    labels.push_back(axis_label(run.text.tokenizer.token_bytes(id)));
+    labels.push_back(ch11::axis_label(run.text.tokenizer.token_bytes(id)));
   const gpt::TransformerForward f = gpt::transformer_forward(state.weights, token_vector(ids), {0});
   ch.plots.heatmap({.name = "11-04-head",
                     .title = fmt::format("Block {}, head {}, on a verse", layer, head),

@@ -58,4 +58,11 @@ TrainedModel load_trained_model(const std::string& path, const Recipe& recipe, C
   return {.recipe = recipe, .text = std::move(text), .state = std::move(state)};
 }
 
+std::string axis_label(const std::string& bytes) {
+  std::string label;
+  for (const char c : text::printable(bytes))
+    label += c == ' ' ? std::string("␣") : std::string(1, c);
+  return label;
+}
+
 }  // namespace attn::ch11

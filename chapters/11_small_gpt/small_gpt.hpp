@@ -116,6 +116,11 @@ EncodedCorpus encode_corpus(Corpus corpus, std::size_t vocabulary = kVocabulary)
 ///         that text; see main.cpp.)
 std::string fingerprint(const Recipe& recipe, const EncodedCorpus& text);
 
+/// \brief A token as a figure's axis shows it: attn::text::printable(), with each space drawn
+///        as "␣" (U+2423), which a tick label would otherwise lose at its start (` God` would
+///        read `God`). \param bytes the token's (BpeTokenizer::token_bytes()). \return the label.
+std::string axis_label(const std::string& bytes);
+
 /// \brief Chapter 11's model after its training, with what reading it takes.
 struct TrainedModel {
   Recipe recipe;             ///< how it was trained.

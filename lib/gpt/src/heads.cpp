@@ -9,6 +9,7 @@
 
 namespace attn::gpt {
 
+//! [attention-weights]
 HeadWeights attention_weights(const TransformerForward& forward, arma::uword sentence) {
   HeadWeights weights;
   for (const BlockForward& block : forward.blocks) {
@@ -21,6 +22,7 @@ HeadWeights attention_weights(const TransformerForward& forward, arma::uword sen
   }
   return weights;
 }
+//! [attention-weights]
 
 HeadWeights attention_weights(const TransformerWeights& weights, const arma::uvec& tokens) {
   if (tokens.n_elem == 0 || tokens.n_elem > weights.config.max_length)

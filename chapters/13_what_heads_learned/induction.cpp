@@ -1,0 +1,248 @@
+#include "induction.hpp"
+
+#include <attn/fast/threads.hpp>
+#include <attn/gpt/batch.hpp>
+#include <attn/gpt/checkpoint.hpp>
+#include <attn/gpt/forward.hpp>
+#include <attn/math/layers.hpp>
+#include <attn/math/validate.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <mutex>
+#include <sstream>
+
+namespace attn::ch13 {
+
+arma::uvec random_tokens(numpy::Generator& rng, arma::uword vocabulary, arma::uword count) {
+  arma::uvec tokens(count);
+  for (arma::uword& t : tokens)
+    t = static_cast<arma::uword>(std::floor(rng.random() * static_cast<double>(vocabulary)));
+  return tokens;
+}
+
+CopyTest copy_test(arma::uword vocabulary, arma::uword period, std::size_t count,
+                   std::uint64_t seed) {
+  numpy::Generator rng = numpy::default_rng(seed);
+  CopyTest test{.sequences = {}, .period = period};
+  for (std::size_t s = 0; s < count; ++s) {
+    const arma::uvec segment = random_tokens(rng, vocabulary, period);
+    test.sequences.push_back(arma::join_cols(segment, segment));
+  }
+  return test;
+}
+
+CopyTest repeated_text(const arma::uvec& tokens, arma::uword period, std::size_t count) {
+  if (tokens.n_elem < count * period)
+    throw math::InputError(fmt::format("repeated_text: {} tokens; {} segments of {} need {}",
+                                       tokens.n_elem, count, period, count * period));
+  CopyTest test{.sequences = {}, .period = period};
+  for (std::size_t s = 0; s < count; ++s) {
+    const arma::uvec segment = tokens.subvec(s * period, (s + 1) * period - 1);
+    test.sequences.push_back(arma::join_cols(segment, segment));
+  }
+  return test;
+}
+
+namespace {
+
+// Every sequence of the test, all 2p of its tokens, in one forward pass: sequence s is rows
+// 2ps ... 2ps + 2p - 1.
+gpt::TransformerForward forward_over(const gpt::TransformerWeights& weights, const CopyTest& test,
+                                     const gpt::HeadMask& mask) {
+  const arma::uword n = 2 * test.period;
+  arma::uvec tokens(n * test.sequences.size());
+  arma::uvec starts(test.sequences.size());
+  for (arma::uword s = 0; s < test.sequences.size(); ++s) {
+    tokens.subvec(s * n, s * n + n - 1) = test.sequences[s];
+    starts(s) = s * n;
+  }
+  return gpt::transformer_forward(weights, tokens, starts, mask);
+}
+
+// The mean cost of rows first ... last of each sequence, row i predicting token i + 1.
+double mean_cost(const arma::mat& logits, const CopyTest& test, arma::uword first,
+                 arma::uword last) {
+  double nats = 0.0;
+  arma::uword rows = 0;
+  const arma::uword n = 2 * test.period;
+  for (std::size_t s = 0; s < test.sequences.size(); ++s) {
+    const arma::uword at = s * n;
+    const arma::mat z = logits.rows(at + first, at + last);
+    const arma::uvec targets = test.sequences[s].subvec(first + 1, last + 1);
+    nats += math::cross_entropy(z, targets).loss * static_cast<double>(targets.n_elem);
+    rows += targets.n_elem;
+  }
+  return nats / static_cast<double>(rows);
+}
+
+}  // namespace
+
+CopyLosses copy_losses(const gpt::TransformerWeights& weights, const CopyTest& test,
+                       const gpt::HeadMask& mask) {
+  const gpt::TransformerForward pass = forward_over(weights, test, mask);
+  const arma::uword p = test.period;
+  return {.first = mean_cost(pass.logits, test, 0, p - 2),
+          .second = mean_cost(pass.logits, test, p, 2 * p - 2)};
+}
+
+arma::mat induction_scores(const gpt::TransformerWeights& weights, const CopyTest& test,
+                           const gpt::HeadMask& mask) {
+  const gpt::TransformerForward pass = forward_over(weights, test, mask);
+  const gpt::TransformerConfig& c = weights.config;
+  arma::mat scores(c.layers, c.heads, arma::fill::zeros);
+  for (arma::uword s = 0; s < test.sequences.size(); ++s) {
+    const gpt::HeadWeights heads = gpt::attention_weights(pass, s);
+    for (arma::uword l = 0; l < c.layers; ++l)
+      for (arma::uword k = 0; k < c.heads; ++k)
+        scores(l, k) += gpt::induction_score(heads[l][k], 0, test.period);
+  }
+  return scores / static_cast<double>(test.sequences.size());
+}
+
+gpt::TransformerConfig attention_only(arma::uword layers) {
+  return {.vocabulary = kVocabulary,
+          .d_model = 64,
+          .heads = 4,
+          .layers = layers,
+          .d_ff = 0,  // no MLP
+          .max_length = 2 * kTestPeriod,
+          .positions = gpt::Positions::rotary,
+          .tied_embeddings = true,
+          .mlp = gpt::Mlp::none};
+}
+
+gpt::TrainingSettings training_settings() {
+  return {.steps = 1500,
+          .batch = 32,
+          .peak_learning_rate = 3e-3,
+          .final_learning_rate = 3e-4,
+          .warmup_steps = 50,
+          .weight_decay = 0.1,
+          .clip_norm = 1.0,
+          .evaluate_every = 50,
+          .evaluate_at_start = true,
+          .seed = 0,  // each run its own
+          .precision = gpt::Precision::float32};
+}
+
+gpt::TrainingSettings quick(gpt::TrainingSettings settings) {
+  settings.steps = 40;
+  settings.batch = 8;
+  settings.warmup_steps = 5;
+  settings.evaluate_every = 20;
+  return settings;
+}
+
+std::vector<Run> runs_for(const std::vector<std::uint64_t>& seeds,
+                          const gpt::TrainingSettings& settings) {
+  std::vector<Run> runs;
+  for (const arma::uword layers : {1, 2})
+    for (const std::uint64_t seed : seeds) {
+      Run run{.layers = layers, .settings = settings};
+      run.settings.seed = seed;
+      runs.push_back(run);
+    }
+  return runs;
+}
+
+gpt::NextBatch repeated_segments(arma::uword window, arma::uword batch) {
+  return [window, batch](std::int64_t, numpy::Generator& rng) {
+    std::vector<arma::uvec> windows;
+    const double lengths = static_cast<double>(kLongestSegment - kShortestSegment + 1);
+    for (arma::uword b = 0; b < batch; ++b) {
+      const arma::uword length =
+          kShortestSegment + static_cast<arma::uword>(std::floor(rng.random() * lengths));
+      const arma::uvec segment = random_tokens(rng, kVocabulary, length);
+      arma::uvec w(window + 1);
+      for (arma::uword i = 0; i < w.n_elem; ++i)
+        w(i) = segment(i % length);
+      windows.push_back(w);
+    }
+    return gpt::pack_sentences(windows);
+  };
+}
+
+namespace {
+
+// A point of a run's curves: the copy test's second-copy loss as the held-out number, its
+// first-copy loss and the best head's induction score as the others.
+gpt::Evaluation on_the_copy_test(const CopyTest& test) {
+  return [test](const gpt::TransformerWeights& weights, gpt::Step&) {
+    const CopyLosses losses = copy_losses(weights, test);
+    return gpt::Measurement{.held_out = losses.second,
+                            .training = {},
+                            .others = {losses.first, induction_scores(weights, test).max()}};
+  };
+}
+
+const std::string kData = fmt::format(
+    "windows of random tokens from {}, a segment of {} to {} tokens repeated, from the run's "
+    "stream",
+    kVocabulary, kShortestSegment, kLongestSegment);
+const std::string kEvaluation = fmt::format(
+    "copy test of {} sequences, period {}, default_rng({}): second copy's loss; first copy's loss "
+    "and the best induction score",
+    kTestSequences, kTestPeriod, kTestSeed);
+
+gpt::TrainingState trained(std::ostream& log, const Run& run, const std::string& folder) {
+  const gpt::TransformerConfig c = attention_only(run.layers);
+  const gpt::TrainingSettings& settings = run.settings;
+  const std::string fingerprint = gpt::run_fingerprint(c, settings, kData, kEvaluation);
+  const std::string path =
+      folder.empty() ? std::string()
+                     : (std::filesystem::path(folder) /
+                        fmt::format("{}-layer-seed{}.checkpoint", run.layers, settings.seed))
+                           .string();
+  return gpt::trained_once(log, path, fingerprint, c, settings, [&](gpt::TrainingState& state) {
+    const auto start = std::chrono::steady_clock::now();
+    const CopyTest test = copy_test(kVocabulary, kTestPeriod, kTestSequences, kTestSeed);
+    gpt::train(state, settings, repeated_segments(c.max_length, settings.batch),
+               on_the_copy_test(test), settings.steps);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print(log, "{} layer(s), seed {}: {} steps took {:.1f} s (measured; it varies)\n",
+               run.layers, settings.seed, settings.steps, seconds);
+  });
+}
+
+}  // namespace
+
+std::vector<Result> train_all(std::ostream& out, const std::vector<Run>& runs,
+                              const std::string& folder) {
+  std::vector<Result> results(runs.size());
+  std::mutex log_lock;
+  fast::side_by_side(runs.size(), [&](std::size_t r) {
+    std::ostringstream log;
+    gpt::TrainingState state = trained(log, runs[r], folder);
+    Result& result = results[r];
+    const std::size_t points = state.curve.size();
+    result.run = runs[r];
+    result.steps.set_size(points);
+    result.first.set_size(points);
+    result.second.set_size(points);
+    result.induction.set_size(points);
+    for (std::size_t p = 0; p < points; ++p) {
+      const gpt::CurvePoint& point = state.curve[p];
+      if (point.measured.others.size() != 2)
+        throw math::InputError(
+            fmt::format("{} layer(s), seed {}: curve point {} holds {} other measurements, not 2",
+                        runs[r].layers, runs[r].settings.seed, p, point.measured.others.size()));
+      result.steps(p) = static_cast<double>(point.step);
+      result.second(p) = point.measured.held_out;
+      result.first(p) = point.measured.others[0];
+      result.induction(p) = point.measured.others[1];
+    }
+    result.weights = std::move(state.weights);
+    const std::lock_guard<std::mutex> hold(log_lock);
+    fmt::print(out, "{}", log.str());
+  });
+  return results;
+}
+
+}  // namespace attn::ch13

@@ -1,0 +1,524 @@
+// Chapter 13: what the heads learned. Chapter 11's GPT trained its sixteen heads on the King
+// James Bible; this chapter looks at what each one does: its weights on a verse, where it looks
+// on average, which heads copy (induction heads, on random tokens repeated), and what the model
+// loses when a head is switched off. Then a controlled experiment shows where induction heads
+// come from: attention-only models of one and of two layers, trained here from several seeds on
+// repeated random segments.
+// The GPT layer measures (attn/gpt/heads.hpp: attention weights, profiles, induction scores;
+// attn/gpt/head_mask.hpp: ablations); chapter 11 gives its trained model (small_gpt.hpp); the
+// copying test and the experiment are this chapter's (induction.hpp). Its page:
+// chapters/13_what_heads_learned/chapter.md.
+
+#include "induction.hpp"
+
+#include <11_small_gpt/small_gpt.hpp>
+
+#include <attn/book/chapter.hpp>
+#include <attn/book/palette.hpp>
+#include <attn/gpt/forward.hpp>
+#include <attn/gpt/head_mask.hpp>
+#include <attn/gpt/heads.hpp>
+#include <attn/math/layers.hpp>
+#include <attn/stats/experiment.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numbers>
+#include <string>
+#include <vector>
+
+namespace {
+namespace colour = attn::book::colour;
+namespace gpt = attn::gpt;
+namespace ch11 = attn::ch11;
+namespace ch13 = attn::ch13;
+namespace stats = attn::stats;
+
+//! [settings]
+// A head has a role when at least this share of its weight, averaged over queries, goes to one
+// place: the token before, the first token, or the query's own.
+const double kRoleShare = 0.5;
+// Chapter 11's model's copying tests: a segment of 50 tokens repeated (100 of its 128
+// positions), random tokens of its whole vocabulary from their own stream, or its validation
+// text's tokens, segment after segment.
+const arma::uword kCopyPeriod = 50;
+const std::uint64_t kCopySeed = 13;
+// Ablations: a head's output replaced by its mean over windows of the training text, the cost
+// measured on windows of the validation text; heads ablated together until bits per byte have
+// risen by this much.
+const double kAllowedRise = 0.05;
+const double kFamilyConfidence = 0.95;  // that every interval of a family holds at once
+// How much each measurement reads: the book's run, and --quick's.
+struct Sizes {
+  arma::uword profile_windows;  // validation windows the profiles average over
+  std::size_t copy_sequences;   // sequences of each copying test
+  arma::uword mean_windows;     // training windows the heads' means are taken over
+  arma::uword scored_windows;   // validation windows the ablations are scored on
+};
+const Sizes kSizes{
+    .profile_windows = 16, .copy_sequences = 24, .mean_windows = 16, .scored_windows = 32};
+const Sizes kQuickSizes{
+    .profile_windows = 2, .copy_sequences = 3, .mean_windows = 2, .scored_windows = 3};
+//! [settings]
+
+//! [article-numbers]
+const double kRowSumTolerance = 1e-12;  // a row of weights against 1
+//! [article-numbers]
+
+// The checks of the experiment's outcome, with margins from the measured runs (the page shows
+// them): a two-layer model ends with the second copy below kCopiedLoss (nats a token) and a head
+// of induction score above kInductionHead; a one-layer model above kCopiedLoss, with no head
+// above kNoInduction. Zeroing a two-layer model's induction heads (block 1's heads of score above
+// kInductionHead) removes at least
+// kGainRemoved of its in-context gain, and zeroing one of block 0's heads takes at least
+// kComposition of the top induction head's score away.
+const double kCopiedLoss = 1.5;
+const double kInductionHead = 0.5;
+const double kNoInduction = 0.2;
+const double kGainRemoved = 0.5;
+const double kComposition = 0.5;
+
+std::string head_name(arma::uword layer, arma::uword head) {
+  return fmt::format("block {}, head {}", layer, head);
+}
+
+// Windows of max_length tokens, one after another from the start of a text.
+std::vector<arma::uvec> windows_of(const arma::uvec& tokens, arma::uword length,
+                                   arma::uword count) {
+  std::vector<arma::uvec> windows;
+  for (arma::uword w = 0; w < count && (w + 1) * length <= tokens.n_elem; ++w)
+    windows.push_back(tokens.subvec(w * length, (w + 1) * length - 1));
+  return windows;
+}
+
+// Chapter 11's model, from its checkpoint; --quick: a random model of its sizes (every piece is
+// measured, none of it means anything).
+ch11::TrainedModel the_model(attn::book::Chapter& ch, bool is_quick, const std::string& path) {
+  if (!is_quick) {
+    ch11::TrainedModel model = ch11::load_trained_model(path);
+    fmt::print(ch.out,
+               "Chapter 11's model, read from its checkpoint: {} blocks of {} heads, d_model\n",
+               model.recipe.model.layers, model.recipe.model.heads);
+    fmt::print(ch.out, "{}, a context of {} tokens, trained {} steps on the King James Bible.\n",
+               model.recipe.model.d_model, model.recipe.model.max_length, model.state.step);
+    return model;
+  }
+  ch11::TrainedModel model{.recipe = ch11::kRecipe,
+                           .text = ch11::encode_corpus(ch11::read_split_bible().corpus),
+                           .state = gpt::start(ch11::kModel, ch11::kTraining)};
+  fmt::print(ch.out, "--quick: a random model of chapter 11's sizes, untrained ({} blocks of {}\n",
+             ch11::kModel.layers, ch11::kModel.heads);
+  fmt::print(ch.out, "heads): every measurement runs, none of them means anything.\n");
+  return model;
+}
+
+// Every head's weights on the first verse of the validation text, one panel a head.
+void the_gallery(attn::book::Chapter& ch, const ch11::TrainedModel& model) {
+  const gpt::TransformerWeights& w = model.state.weights;
+  const std::string& validation = model.text.corpus.validation;
+  const std::string verse = validation.substr(0, validation.find('\n'));
+  const gpt::TokenText encoded = gpt::encode(model.text.tokenizer, verse);
+  const arma::uvec tokens = encoded.tokens;
+  std::vector<std::string> labels;
+  for (const arma::uword id : tokens)
+    labels.push_back(ch11::axis_label(model.text.tokenizer.token_bytes(id)));
+  const gpt::TransformerForward pass = gpt::transformer_forward(w, tokens, {0});
+  const gpt::HeadWeights heads = gpt::attention_weights(pass);
+  fmt::print(ch.out, "\nThe validation text's first verse, {} tokens:\n  {}\n", tokens.n_elem,
+             verse);
+
+  // What the chapter reads is what the model computed with: rows of weights that sum to 1,
+  // nothing on a later token, and a pass with an empty mask is the plain pass to the bit.
+  bool rows_sum_to_one = true;
+  bool causal = true;
+  std::vector<attn::book::Heatmap> panels;
+  for (arma::uword l = 0; l < w.config.layers; ++l)
+    for (arma::uword k = 0; k < w.config.heads; ++k) {
+      const arma::mat& a = heads[l][k];
+      rows_sum_to_one =
+          rows_sum_to_one && arma::abs(arma::sum(a, 1) - 1.0).max() <= kRowSumTolerance;
+      causal = causal && arma::accu(arma::abs(arma::trimatu(a, 1))) == 0.0;
+      panels.push_back({.title = head_name(l, k),
+                        .queries = labels,
+                        .keys = labels,
+                        .values = a,
+                        .write_values = false,
+                        .x_label = "",
+                        .y_label = ""});
+    }
+  const arma::mat masked_nothing = gpt::sentence_logits(w, tokens, gpt::HeadMask{});
+  const bool plain = arma::all(arma::vectorise(masked_nothing == pass.logits));
+  ch.checks.claim(fmt::format("every head's weights on the verse: each row sums to 1 within {:g}",
+                              kRowSumTolerance),
+                  rows_sum_to_one);
+  ch.checks.claim("every head's weights on the verse: none on a later token", causal);
+  ch.checks.claim(
+      "a head mask that masks nothing gives the plain forward pass, every logit to "
+      "the bit",
+      plain);
+  ch.plots.heatmaps({.name = "13-01-heads",
+                     .title = "Every head of chapter 11's model on a verse (a block a row)",
+                     .panels = panels,
+                     .columns = w.config.heads});
+}
+
+// Each head's profile, averaged over windows of the validation text.
+std::vector<std::vector<gpt::HeadProfile>> the_profiles(attn::book::Chapter& ch,
+                                                        const ch11::TrainedModel& model,
+                                                        const Sizes& sizes) {
+  const gpt::TransformerWeights& w = model.state.weights;
+  const std::vector<arma::uvec> windows =
+      windows_of(model.text.validation.tokens, w.config.max_length, sizes.profile_windows);
+  std::vector<std::vector<gpt::HeadProfile>> profiles(
+      w.config.layers, std::vector<gpt::HeadProfile>(w.config.heads));
+  const double share = 1.0 / static_cast<double>(windows.size());
+  for (const arma::uvec& window : windows) {
+    const gpt::HeadWeights heads = gpt::attention_weights(w, window);
+    for (arma::uword l = 0; l < w.config.layers; ++l)
+      for (arma::uword k = 0; k < w.config.heads; ++k) {
+        const gpt::HeadProfile p = gpt::profile(heads[l][k]);
+        gpt::HeadProfile& sum = profiles[l][k];
+        sum.previous_token += share * p.previous_token;
+        sum.first_token += share * p.first_token;
+        sum.self += share * p.self;
+        sum.mean_distance += share * p.mean_distance;
+        sum.entropy += share * p.entropy;
+      }
+  }
+  fmt::print(ch.out, "\nWhere each head looks, averaged over the queries of {} windows of {}\n",
+             windows.size(), w.config.max_length);
+  fmt::print(ch.out, "validation tokens: its weight on the token before, on the window's first\n");
+  fmt::print(ch.out,
+             "token and on itself, how far back it looks (tokens) and its entropy (nats;\n");
+  fmt::print(ch.out, "spread evenly over the window it would be about {:.2f}). A role where one\n",
+             std::log(static_cast<double>(w.config.max_length)) - 0.5);
+  fmt::print(ch.out, "place takes at least {:g} of the weight:\n", kRoleShare);
+  fmt::print(ch.out, "  {:<16} {:>8} {:>7} {:>6} {:>9} {:>8}  {}\n", "", "previous", "first",
+             "self", "distance", "entropy", "role");
+  for (arma::uword l = 0; l < w.config.layers; ++l)
+    for (arma::uword k = 0; k < w.config.heads; ++k) {
+      const gpt::HeadProfile& p = profiles[l][k];
+      const std::string role = p.previous_token >= kRoleShare ? "previous token"
+                               : p.first_token >= kRoleShare  ? "first token"
+                               : p.self >= kRoleShare         ? "itself"
+                                                              : "-";
+      fmt::print(ch.out, "  {:<16} {:>8.2f} {:>7.2f} {:>6.2f} {:>9.1f} {:>8.2f}  {}\n",
+                 head_name(l, k), p.previous_token, p.first_token, p.self, p.mean_distance,
+                 p.entropy, role);
+    }
+  return profiles;
+}
+
+// One in-context gain per sequence of a copying test, for intervals.
+arma::vec gains_each(const gpt::TransformerWeights& w, const ch13::CopyTest& test,
+                     const gpt::HeadMask& mask) {
+  arma::vec gains(test.sequences.size());
+  for (std::size_t s = 0; s < test.sequences.size(); ++s) {
+    const ch13::CopyTest one{.sequences = {test.sequences[s]}, .period = test.period};
+    gains(s) = ch13::copy_losses(w, one, mask).gain();
+  }
+  return gains;
+}
+
+// A copying test's in-context gain with its interval over the sequences, in words.
+std::string gain_in_words(const ch13::CopyLosses& losses, const arma::vec& gains) {
+  const stats::Difference gain = stats::paired(gains, arma::zeros(gains.n_elem), 0.95);
+  return fmt::format(
+      "first copy {:.2f}, second {:.2f}: a gain of {:+.2f} nats, 95% interval "
+      "[{:+.2f}, {:+.2f}]",
+      losses.first, losses.second, losses.gain(), gain.low, gain.high);
+}
+
+// Chapter 11's model's two copying tests: every head's induction score and the in-context gain
+// on random tokens (Olsson et al.'s test), and the gain on its own kind of text repeated.
+// Returns the repeated text, which the ablations measure the gain on.
+ch13::CopyTest the_copying(attn::book::Chapter& ch, const ch11::TrainedModel& model,
+                           const Sizes& sizes) {
+  const gpt::TransformerWeights& w = model.state.weights;
+  const ch13::CopyTest random =
+      ch13::copy_test(w.config.vocabulary, kCopyPeriod, sizes.copy_sequences, kCopySeed);
+  const ch13::CopyTest text =
+      ch13::repeated_text(model.text.validation.tokens, kCopyPeriod, sizes.copy_sequences);
+  const arma::mat scores = ch13::induction_scores(w, random);
+  fmt::print(ch.out, "\nRandom tokens of the whole vocabulary, a segment of {} repeated once, {}\n",
+             random.period, random.sequences.size());
+  fmt::print(ch.out, "sequences from default_rng({}). Each head's induction score (its mean\n",
+             kCopySeed);
+  fmt::print(ch.out, "weight, from a token of the second copy, on the token that followed the\n");
+  fmt::print(ch.out, "same token in the first copy; 1 would be a perfect induction head):\n");
+  fmt::print(ch.out, "  {:<8}", "");
+  for (arma::uword k = 0; k < w.config.heads; ++k)
+    fmt::print(ch.out, " {:>7}", fmt::format("head {}", k));
+  fmt::print(ch.out, "\n");
+  for (arma::uword l = 0; l < w.config.layers; ++l) {
+    fmt::print(ch.out, "  {:<8}", fmt::format("block {}", l));
+    for (arma::uword k = 0; k < w.config.heads; ++k)
+      fmt::print(ch.out, " {:>7.2f}", scores(l, k));
+    fmt::print(ch.out, "\n");
+  }
+  fmt::print(ch.out,
+             "The cost in nats a token (ln V = {:.2f}), 95% intervals over the sequences:\n",
+             std::log(static_cast<double>(w.config.vocabulary)));
+  fmt::print(ch.out, "  random tokens:  {}\n",
+             gain_in_words(ch13::copy_losses(w, random), gains_each(w, random, {})));
+  fmt::print(ch.out, "  validation text, {} segments of {} tokens each repeated:\n    {}\n",
+             text.sequences.size(), text.period,
+             gain_in_words(ch13::copy_losses(w, text), gains_each(w, text, {})));
+  return text;
+}
+
+// Bits per byte of each window of `length` tokens that starts at one of `starts`, each token
+// predicted from the window's tokens before it.
+arma::vec window_bits(const gpt::TransformerWeights& w, const gpt::TokenText& text,
+                      const std::vector<arma::uword>& starts, arma::uword length,
+                      const gpt::HeadMask& mask) {
+  arma::vec bits(starts.size());
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    const arma::uword s = starts[k];
+    const arma::mat logits = gpt::sentence_logits(w, text.tokens.subvec(s, s + length - 1), mask);
+    const arma::uvec targets = text.tokens.subvec(s + 1, s + length);
+    const double nats =
+        attn::math::cross_entropy(logits, targets).loss * static_cast<double>(targets.n_elem);
+    const double bytes = static_cast<double>(arma::accu(text.lengths.subvec(s + 1, s + length)));
+    bits(k) = nats / (bytes * std::numbers::ln2);
+  }
+  return bits;
+}
+
+// Each head of chapter 11's model replaced by its mean output, alone: the change in bits per
+// byte and in the in-context gain on repeated text, each with an interval that holds for all
+// heads at once; then heads ablated together.
+void the_ablations(attn::book::Chapter& ch, const ch11::TrainedModel& model,
+                   const ch13::CopyTest& text, const Sizes& sizes) {
+  const gpt::TransformerWeights& w = model.state.weights;
+  const gpt::TransformerConfig& c = w.config;
+  const arma::uword length = c.max_length;
+  const std::vector<arma::uvec> reference =
+      windows_of(model.text.training.tokens, length, sizes.mean_windows);
+  arma::uvec packed(reference.size() * length);
+  arma::uvec starts(reference.size());
+  for (arma::uword r = 0; r < reference.size(); ++r) {
+    packed.subvec(r * length, (r + 1) * length - 1) = reference[r];
+    starts(r) = r * length;
+  }
+  const std::vector<std::vector<arma::rowvec>> means = gpt::head_means(w, packed, starts);
+  std::vector<arma::uword> scored;  // windows of length + 1 tokens, one after another
+  for (arma::uword k = 0; k < sizes.scored_windows; ++k)
+    scored.push_back(k * (length + 1));
+  const arma::vec plain_bits = window_bits(w, model.text.validation, scored, length, {});
+  const arma::vec plain_gains = gains_each(w, text, {});
+  const std::size_t heads = c.layers * c.heads;
+  const double each = stats::bonferroni_confidence(kFamilyConfidence, heads);
+  fmt::print(ch.out,
+             "\nEach head replaced by its mean output over {} windows of the training text\n",
+             reference.size());
+  fmt::print(ch.out,
+             "(mean-ablation), alone. Bits per byte on {} windows of {} validation tokens\n",
+             scored.size(), length);
+  fmt::print(ch.out, "({:.3f} with every head) and the gain on repeated text ({:.2f} nats); each\n",
+             arma::mean(plain_bits), arma::mean(plain_gains));
+  fmt::print(ch.out, "change with an interval that holds for all {} heads at once ({:g}%, paired\n",
+             heads, 100.0 * kFamilyConfidence);
+  fmt::print(ch.out, "over the windows and the sequences):\n");
+  fmt::print(ch.out, "  {:<16} {:>9}  {:<18} {:>6}  {}\n", "", "bits/byte", "interval", "gain",
+             "interval");
+  arma::mat bits_change(c.layers, c.heads);
+  for (arma::uword l = 0; l < c.layers; ++l)
+    for (arma::uword k = 0; k < c.heads; ++k) {
+      const gpt::HeadMask mask = gpt::HeadMask{}.replace(l, k, means[l][k]);
+      const stats::Difference bits = stats::paired(
+          window_bits(w, model.text.validation, scored, length, mask), plain_bits, each);
+      const stats::Difference gain = stats::paired(gains_each(w, text, mask), plain_gains, each);
+      bits_change(l, k) = bits.estimate;
+      fmt::print(ch.out, "  {:<16} {:>+9.3f}  [{:+.3f}, {:+.3f}]   {:>+6.2f}  [{:+.2f}, {:+.2f}]\n",
+                 head_name(l, k), bits.estimate, bits.low, bits.high, gain.estimate, gain.low,
+                 gain.high);
+    }
+
+  // Heads switched off together, the cheapest alone first, until the model is much worse.
+  const arma::uvec order = arma::sort_index(arma::vectorise(bits_change));
+  const double plain = arma::mean(plain_bits);
+  gpt::HeadMask together;
+  arma::uword gone = 0;  // heads ablated together while the rise stays within kAllowedRise
+  fmt::print(ch.out, "Heads ablated together, the cheapest alone first; bits per byte:\n ");
+  for (arma::uword r = 0; r < order.n_elem; ++r) {
+    const arma::uword l = order(r) % c.layers;
+    const arma::uword k = order(r) / c.layers;
+    together.replace(l, k, means[l][k]);
+    const double bits = arma::mean(window_bits(w, model.text.validation, scored, length, together));
+    if (gone == r && bits - plain <= kAllowedRise)
+      gone = r + 1;
+    fmt::print(ch.out, " {}:{:.3f}", r + 1, bits);
+    if ((r + 1) % 6 == 0 && r + 1 < order.n_elem)
+      fmt::print(ch.out, "\n ");
+  }
+  fmt::print(ch.out, "\n{} of the {} heads can go together before bits per byte rise by more\n",
+             gone, heads);
+  fmt::print(ch.out, "than {:g}.\n", kAllowedRise);
+}
+
+// The experiment: attention-only models of one and two layers, trained from several seeds.
+void the_experiment(attn::book::Chapter& ch, bool is_quick, const std::string& folder) {
+  const gpt::TrainingSettings settings =
+      is_quick ? ch13::quick(ch13::training_settings()) : ch13::training_settings();
+  const std::vector<std::uint64_t>& seeds = is_quick ? ch13::kQuickSeeds : ch13::kSeeds;
+  const std::vector<ch13::Result> results =
+      ch13::train_all(ch.log, ch13::runs_for(seeds, settings), folder);
+  fmt::print(ch.out,
+             "\nAttention-only models (no MLP; {} heads, rotary positions, d_model {}) of\n",
+             ch13::attention_only(1).heads, ch13::attention_only(1).d_model);
+  fmt::print(ch.out, "one and of two layers, each trained {} steps of {} windows from seeds {}\n",
+             settings.steps, settings.batch, fmt::join(seeds, ", "));
+  fmt::print(ch.out, "on random segments of {} to {} tokens from {} repeated to fill a window.\n",
+             ch13::kShortestSegment, ch13::kLongestSegment, ch13::kVocabulary);
+  fmt::print(ch.out, "The copy test ({} sequences, a segment of {} repeated): the loss on the\n",
+             ch13::kTestSequences, ch13::kTestPeriod);
+  fmt::print(ch.out, "first and second copy (nats a token; ln {} = {:.2f}) and the best head's\n",
+             ch13::kVocabulary, std::log(static_cast<double>(ch13::kVocabulary)));
+  fmt::print(ch.out, "induction score, at the end:\n");
+  fmt::print(ch.out, "  {:<6} {:>8} {:>8} {:>9}   {:>8} {:>8} {:>9}\n", "seed", "1 layer", "", "",
+             "2 layers", "", "");
+  fmt::print(ch.out, "  {:<6} {:>8} {:>8} {:>9}   {:>8} {:>8} {:>9}\n", "", "first", "second",
+             "induction", "first", "second", "induction");
+  const std::size_t n = seeds.size();
+  arma::vec second_1(n), second_2(n), induction_1(n), induction_2(n);
+  for (std::size_t s = 0; s < n; ++s) {
+    const ch13::Result& one = results[s];
+    const ch13::Result& two = results[n + s];
+    second_1(s) = one.second.back();
+    second_2(s) = two.second.back();
+    induction_1(s) = one.induction.back();
+    induction_2(s) = two.induction.back();
+    fmt::print(ch.out, "  {:<6} {:>8.3f} {:>8.3f} {:>9.2f}   {:>8.3f} {:>8.3f} {:>9.2f}\n",
+               seeds[s], one.first.back(), second_1(s), induction_1(s), two.first.back(),
+               second_2(s), induction_2(s));
+  }
+  const stats::Difference d = stats::welch(second_2, second_1, 0.95);
+  fmt::print(ch.out,
+             "Second copy, two layers minus one: {:+.2f} nats, 95% interval [{:+.2f}, {:+.2f}]\n",
+             d.estimate, d.low, d.high);
+  fmt::print(ch.out, "(Welch's, over the seeds).\n");
+  if (!is_quick) {
+    ch.checks.claim(fmt::format("every two-layer model ends below {:g} nats on the second copy, "
+                                "with a head of induction score above {:g}",
+                                kCopiedLoss, kInductionHead),
+                    arma::all(second_2 < kCopiedLoss) && arma::all(induction_2 > kInductionHead));
+    ch.checks.claim(fmt::format("every one-layer model ends above {:g} nats on the second copy, "
+                                "with no head of induction score above {:g}",
+                                kCopiedLoss, kNoInduction),
+                    arma::all(second_1 > kCopiedLoss) && arma::all(induction_1 < kNoInduction));
+  }
+  std::vector<attn::book::Series> losses;
+  std::vector<attn::book::Series> scores;
+  for (const ch13::Result& r : results) {
+    const std::string label = fmt::format("{} layer{}, seed {}", r.run.layers,
+                                          r.run.layers == 1 ? "" : "s", r.run.settings.seed);
+    const char* tint = r.run.layers == 1 ? colour::blue : colour::red;
+    losses.push_back({.label = label, .y = r.second, .colour = tint, .dashed = r.run.layers == 1});
+    scores.push_back(
+        {.label = label, .y = r.induction, .colour = tint, .dashed = r.run.layers == 1});
+  }
+  ch.plots.lines({.name = "13-03-phase-change",
+                  .title = "Loss on the second copy through training",
+                  .x_label = "steps",
+                  .y_label = "nats a token",
+                  .x = results.front().steps,
+                  .series = losses,
+                  .key_at = "center right",
+                  .y_from_zero = true});
+  ch.plots.lines({.name = "13-04-induction-score",
+                  .title = "The best head's induction score through training",
+                  .x_label = "steps",
+                  .y_label = "induction score",
+                  .x = results.front().steps,
+                  .series = scores,
+                  .y_from_zero = true});
+
+  // In each two-layer model: what the top induction head is worth, and which heads of block 0
+  // it reads (composition). Zero-ablation here: the copy test is the models' whole world.
+  const ch13::CopyTest test =
+      ch13::copy_test(ch13::kVocabulary, ch13::kTestPeriod, ch13::kTestSequences, ch13::kTestSeed);
+  fmt::print(ch.out, "\nIn each two-layer model, its top induction head: its score, and the\n");
+  fmt::print(ch.out, "in-context gain (nats) with every head, with that head zeroed, and with\n");
+  fmt::print(ch.out, "every head of block 1 whose score is above {:g} zeroed; then the top\n",
+             kInductionHead);
+  fmt::print(ch.out, "head's score when one head of block 0 is zeroed, and in brackets that\n");
+  fmt::print(ch.out, "block-0 head's weight on the previous token:\n");
+  bool gain_removed = true;  // in every model
+  bool composes = true;      // in every model
+  for (std::size_t s = 0; s < n; ++s) {
+    const gpt::TransformerWeights& w = results[n + s].weights;
+    const arma::mat scores_of = ch13::induction_scores(w, test);
+    const arma::uword top = scores_of.row(1).index_max();
+    const double gain = ch13::copy_losses(w, test).gain();
+    const double without = ch13::copy_losses(w, test, gpt::HeadMask{}.zero(1, top)).gain();
+    gpt::HeadMask every_induction_head;
+    for (arma::uword k = 0; k < w.config.heads; ++k)
+      if (scores_of(1, k) > kInductionHead)
+        every_induction_head.zero(1, k);
+    const double without_all = ch13::copy_losses(w, test, every_induction_head).gain();
+    gain_removed = gain_removed && gain - without_all >= kGainRemoved * gain;
+    const gpt::HeadWeights heads = gpt::attention_weights(w, test.sequences.front());
+    std::string reads;
+    double lowest = scores_of(1, top);
+    for (arma::uword k = 0; k < w.config.heads; ++k) {
+      const double score = ch13::induction_scores(w, test, gpt::HeadMask{}.zero(0, k))(1, top);
+      lowest = std::min(lowest, score);
+      reads += fmt::format(" {:.2f} ({:.2f})", score, gpt::profile(heads[0][k]).previous_token);
+    }
+    composes = composes && lowest <= (1.0 - kComposition) * scores_of(1, top);
+    fmt::print(
+        ch.out, "  seed {}: block 1, head {}: {:.2f}; gain {:.2f}, zeroed {:.2f}, with all {}\n",
+        seeds[s], top, scores_of(1, top), gain, without, every_induction_head.masked().size());
+    fmt::print(ch.out, "          induction heads zeroed {:.2f};\n", without_all);
+    fmt::print(ch.out, "          block 0's heads zeroed:{}\n", reads);
+  }
+  if (!is_quick) {
+    ch.checks.claim(fmt::format("in every two-layer model, zeroing its induction heads removes "
+                                "at least {:g}% of the in-context gain",
+                                100.0 * kGainRemoved),
+                    gain_removed);
+    ch.checks.claim(fmt::format("in every two-layer model, zeroing one head of block 0 takes at "
+                                "least {:g}% of the top induction head's score away",
+                                100.0 * kComposition),
+                    composes);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const attn::book::ChapterInfo info{
+      .executable = "ch13_what_heads_learned",
+      .summary =
+          "Chapter 13: what the heads of chapter 11's GPT learned, and where induction "
+          "heads come from, measured",
+      .reference = "the reference"};
+  bool is_quick = false;
+  std::string checkpoint = ATTN_DEFAULT_CHECKPOINT;
+  const auto options = [&](CLI::App& app) {
+    app.add_flag("--quick", is_quick,
+                 "a random model of chapter 11's sizes and a few training steps, without "
+                 "checkpoints (the tests' run: every piece, not what it finds)");
+    app.add_option("--checkpoint", checkpoint,
+                   "chapter 11's model to look inside (default: the one the book's build "
+                   "trained)");
+  };
+  return attn::book::run_chapter(argc, argv, info, options, [&](attn::book::Chapter& ch) {
+    const Sizes& sizes = is_quick ? kQuickSizes : kSizes;
+    const ch11::TrainedModel model = the_model(ch, is_quick, checkpoint);
+    the_gallery(ch, model);
+    the_profiles(ch, model, sizes);
+    const ch13::CopyTest text = the_copying(ch, model, sizes);
+    the_ablations(ch, model, text, sizes);
+    const std::string folder = is_quick ? std::string() : std::string(ATTN_CH13_CHECKPOINTS);
+    if (!folder.empty())
+      std::filesystem::create_directories(folder);
+    the_experiment(ch, is_quick, folder);
+  });
+}
