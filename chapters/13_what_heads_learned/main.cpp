@@ -10,8 +10,10 @@
 // chapters/13_what_heads_learned/chapter.md.
 
 #include "induction.hpp"
+#include "sinks.hpp"
 
 #include <11_small_gpt/small_gpt.hpp>
+#include <12_todays_attention/experiment.hpp>
 
 #include <attn/book/chapter.hpp>
 #include <attn/book/palette.hpp>
@@ -36,6 +38,7 @@ namespace {
 namespace colour = attn::book::colour;
 namespace gpt = attn::gpt;
 namespace ch11 = attn::ch11;
+namespace ch12 = attn::ch12;
 namespace ch13 = attn::ch13;
 namespace stats = attn::stats;
 
@@ -59,11 +62,18 @@ struct Sizes {
   std::size_t copy_sequences;   // sequences of each copying test
   arma::uword mean_windows;     // training windows the heads' means are taken over
   arma::uword scored_windows;   // validation windows the ablations are scored on
+  arma::uword streamed_tokens;  // tokens each cache reads
 };
-const Sizes kSizes{
-    .profile_windows = 16, .copy_sequences = 24, .mean_windows = 16, .scored_windows = 32};
-const Sizes kQuickSizes{
-    .profile_windows = 2, .copy_sequences = 3, .mean_windows = 2, .scored_windows = 3};
+const Sizes kSizes{.profile_windows = 16,
+                   .copy_sequences = 24,
+                   .mean_windows = 16,
+                   .scored_windows = 32,
+                   .streamed_tokens = ch13::kStreamedTokens};
+const Sizes kQuickSizes{.profile_windows = 2,
+                        .copy_sequences = 3,
+                        .mean_windows = 2,
+                        .scored_windows = 3,
+                        .streamed_tokens = 256};
 //! [settings]
 
 //! [article-numbers]
@@ -490,6 +500,139 @@ void the_experiment(attn::book::Chapter& ch, bool is_quick, const std::string& f
   }
 }
 
+// A head's mean weight on the first token of a window of n tokens if it spread every query's
+// weight evenly: 1/(i + 1) at query i, over the queries profile() averages, 1 ... n - 1.
+double even_first_token(arma::uword n) {
+  double sum = 0.0;
+  for (arma::uword i = 1; i < n; ++i)
+    sum += 1.0 / static_cast<double>(i + 1);
+  return sum / static_cast<double>(n - 1);
+}
+
+// Each block's mean weight on its window's first token, over the heads and the queries of
+// windows of the validation text.
+arma::rowvec first_token_weight(const gpt::TransformerWeights& w, const gpt::TokenText& text,
+                                arma::uword count) {
+  const std::vector<arma::uvec> windows = windows_of(text.tokens, w.config.max_length, count);
+  arma::rowvec weight(w.config.layers, arma::fill::zeros);
+  for (const arma::uvec& window : windows) {
+    const gpt::HeadWeights heads = gpt::attention_weights(w, window);
+    for (arma::uword l = 0; l < w.config.layers; ++l)
+      for (const arma::mat& a : heads[l])
+        weight(l) += gpt::profile(a).first_token;
+  }
+  return weight / static_cast<double>(windows.size() * w.config.heads);
+}
+
+// Attention sinks: the weight on the first token, in chapter 11's model and in chapter 12's
+// models with rotary positions; then those models read a long text through a cache of one
+// context that keeps the first k tokens.
+void the_sinks(attn::book::Chapter& ch, const ch11::TrainedModel& model, const Sizes& sizes,
+               bool is_quick) {
+  const std::vector<std::uint64_t>& seeds = is_quick ? ch12::kQuickSeeds : ch12::kSeeds;
+  const std::vector<gpt::TransformerWeights> rotary = ch13::rotary_models(
+      ch.log, model.text, seeds, is_quick ? std::string() : std::string(ATTN_DEFAULT_CHECKPOINTS));
+  const gpt::TokenText& text = model.text.validation;
+  const arma::rowvec ch11_weight =
+      first_token_weight(model.state.weights, text, sizes.profile_windows);
+  arma::rowvec rotary_weight(rotary.front().config.layers, arma::fill::zeros);
+  for (const gpt::TransformerWeights& w : rotary)
+    rotary_weight += first_token_weight(w, text, sizes.profile_windows);
+  rotary_weight /= static_cast<double>(rotary.size());
+  fmt::print(ch.out,
+             "\nThe weight on a window's first token, averaged over each block's heads and\n");
+  fmt::print(ch.out,
+             "queries on windows of the validation text, against a head that spreads its\n");
+  fmt::print(ch.out, "weight evenly:\n");
+  fmt::print(ch.out, "  chapter 11's model ({} tokens; evenly {:.3f}):\n   ",
+             model.state.weights.config.max_length,
+             even_first_token(model.state.weights.config.max_length));
+  for (arma::uword l = 0; l < ch11_weight.n_elem; ++l)
+    fmt::print(ch.out, " block {} {:.3f}", l, ch11_weight(l));
+  fmt::print(ch.out,
+             "\n  chapter 12's rotary models, mean of seeds {} ({} tokens; evenly {:.3f}):\n   ",
+             fmt::join(seeds, ", "), rotary.front().config.max_length,
+             even_first_token(rotary.front().config.max_length));
+  for (arma::uword l = 0; l < rotary_weight.n_elem; ++l)
+    fmt::print(ch.out, " block {} {:.3f}", l, rotary_weight(l));
+  fmt::print(ch.out, "\n");
+
+  // The long text, through each cache.
+  const arma::uword context = rotary.front().config.max_length;
+  const arma::uword points = sizes.streamed_tokens / context;
+  std::vector<arma::mat> bits(ch13::kSinks.size(), arma::mat(rotary.size(), points));
+  for (std::size_t m = 0; m < rotary.size(); ++m)
+    for (std::size_t k = 0; k < ch13::kSinks.size(); ++k)
+      bits[k].row(m) = ch13::streamed_bits(rotary[m], text, sizes.streamed_tokens,
+                                           {.size = context, .sinks = ch13::kSinks[k]}, context);
+  bool same_while_it_fits = true;  // the first context: no cache has dropped anything yet
+  for (std::size_t k = 1; k < ch13::kSinks.size(); ++k)
+    same_while_it_fits =
+        same_while_it_fits && arma::abs(bits[k].col(0) - bits[0].col(0)).max() <= kRowSumTolerance;
+  ch.checks.claim("while the text fits in the cache, every cache gives the same bits per byte",
+                  same_while_it_fits);
+  fmt::print(ch.out, "\nThe validation text's first {} tokens read through a cache of {} tokens\n",
+             sizes.streamed_tokens, context);
+  fmt::print(ch.out,
+             "that keeps the text's first k (StreamingLLM) and the most recent ones, each\n");
+  fmt::print(ch.out, "key turned at its place in the cache; bits per byte after the first {},\n",
+             context);
+  fmt::print(ch.out, "the mean of its {} stretches of {}, a row per seed:\n", points - 1, context);
+  fmt::print(ch.out, "  {:<6}", "seed");
+  for (const arma::uword k : ch13::kSinks)
+    fmt::print(ch.out, " {:>8}", fmt::format("k = {}", k));
+  fmt::print(ch.out, "\n");
+  std::vector<arma::vec> after(ch13::kSinks.size());
+  for (std::size_t k = 0; k < ch13::kSinks.size(); ++k)
+    after[k] = arma::mean(bits[k].cols(1, points - 1), 1);
+  for (std::size_t m = 0; m < rotary.size(); ++m) {
+    fmt::print(ch.out, "  {:<6}", seeds[m]);
+    for (std::size_t k = 0; k < ch13::kSinks.size(); ++k)
+      fmt::print(ch.out, " {:>8.4f}", after[k](m));
+    fmt::print(ch.out, "\n");
+  }
+  fmt::print(ch.out, "  {:<6}", "mean");
+  for (std::size_t k = 0; k < ch13::kSinks.size(); ++k)
+    fmt::print(ch.out, " {:>8.4f}", arma::mean(after[k]));
+  fmt::print(ch.out, "\n");
+  const std::size_t comparisons = ch13::kSinks.size() - 1;
+  const double each = stats::bonferroni_confidence(kFamilyConfidence, comparisons);
+  fmt::print(ch.out, "Each cache minus the plain window, paired over the seeds, intervals that\n");
+  fmt::print(ch.out, "hold for both at once ({:g}%), and the smallest difference each could\n",
+             100.0 * kFamilyConfidence);
+  fmt::print(ch.out, "find with power 0.8:\n");
+  for (std::size_t k = 1; k < ch13::kSinks.size(); ++k) {
+    const stats::Difference d = stats::paired(after[k], after[0], each);
+    const double floor = stats::minimum_detectable_effect(d.se, d.df, 1.0 - each, 0.8);
+    const std::string finding = stats::finding(d) == stats::Finding::lower ? "lower"
+                                : stats::finding(d) == stats::Finding::higher
+                                    ? "higher"
+                                    : "not detectable at this size";
+    fmt::print(ch.out, "  k = {}: {:+.4f} [{:+.4f}, {:+.4f}], smallest {:.4f}: {}\n",
+               ch13::kSinks[k], d.estimate, d.low, d.high, floor, finding);
+  }
+  // Each cache against the plain window, stretch by stretch: the text's own ups and downs,
+  // which every cache shares, cancel.
+  const char* tints[] = {colour::dark_grey, colour::blue, colour::red};
+  std::vector<attn::book::Series> series;
+  for (std::size_t k = 0; k < ch13::kSinks.size(); ++k)
+    series.push_back({.label = ch13::kSinks[k] == 0
+                                   ? std::string("k = 0, a sliding window (the reference)")
+                                   : fmt::format("k = {}", ch13::kSinks[k]),
+                      .y = arma::mean(bits[k] - bits[0], 0),
+                      .colour = tints[k % 3],
+                      .dashed = ch13::kSinks[k] == 0});
+  ch.plots.lines(
+      {.name = "13-05-streaming",
+       .title = "Keeping the first tokens in a cache of one context",
+       .x_label = "tokens read",
+       .y_label = "bits per byte minus the sliding window's",
+       .x = arma::regspace<arma::rowvec>(static_cast<double>(context), static_cast<double>(context),
+                                         static_cast<double>(points * context)),
+       .series = series,
+       .key_at = "top left"});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -516,6 +659,7 @@ int main(int argc, char** argv) {
     the_profiles(ch, model, sizes);
     const ch13::CopyTest text = the_copying(ch, model, sizes);
     the_ablations(ch, model, text, sizes);
+    the_sinks(ch, model, sizes, is_quick);
     const std::string folder = is_quick ? std::string() : std::string(ATTN_CH13_CHECKPOINTS);
     if (!folder.empty())
       std::filesystem::create_directories(folder);

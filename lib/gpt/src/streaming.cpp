@@ -66,34 +66,35 @@ arma::vec streaming_costs(const TransformerWeights& weights, const arma::uvec& t
   check_weights(weights);
   const TransformerConfig& c = weights.config;
   if (learns_positions(c.positions) || c.positions == Positions::sinusoidal)
-    throw math::InputError(fmt::format(
-        "streaming_costs: positions {} have no place for a token past max_length {}; a "
-        "streaming cache needs rotary positions or none",
-        to_string(c.positions), c.max_length));
+    throw math::InputError(
+        fmt::format("streaming_costs: positions {} have no place for a token past max_length {}; a "
+                    "streaming cache needs rotary positions or none",
+                    to_string(c.positions), c.max_length));
   if (cache.size == 0 || cache.size > c.max_length)
-    throw math::InputError(fmt::format(
-        "streaming_costs: a cache of {} tokens; the model reads 1 to {}", cache.size,
-        c.max_length));
+    throw math::InputError(
+        fmt::format("streaming_costs: a cache of {} tokens; the model reads 1 to {}", cache.size,
+                    c.max_length));
   if (cache.sinks >= cache.size)
-    throw math::InputError(fmt::format(
-        "streaming_costs: {} sinks in a cache of {} leave no place for the new token",
-        cache.sinks, cache.size));
+    throw math::InputError(
+        fmt::format("streaming_costs: {} sinks in a cache of {} leave no place for the new token",
+                    cache.sinks, cache.size));
   if (tokens.n_elem < 2)
     throw math::InputError(
         fmt::format("streaming_costs: {} token(s); a cost needs at least 2", tokens.n_elem));
   for (arma::uword i = 0; i < tokens.n_elem; ++i)
     if (tokens(i) >= c.vocabulary)
-      throw math::InputError(fmt::format("streaming_costs: token {} (position {}) is outside a "
-                                         "vocabulary of {}",
-                                         tokens(i), i, c.vocabulary));
+      throw math::InputError(
+          fmt::format("streaming_costs: token {} (position {}) is outside a "
+                      "vocabulary of {}",
+                      tokens(i), i, c.vocabulary));
   std::vector<BlockCache> caches(weights.blocks.size());
   arma::vec nats(tokens.n_elem - 1);
   for (arma::uword i = 0; i + 1 < tokens.n_elem; ++i) {
     arma::mat x = embed(weights, arma::uvec{tokens(i)}, arma::uvec{0});  // no table: any place
     for (std::size_t l = 0; l < weights.blocks.size(); ++l)
       x = streaming_step(weights.blocks[l], c, x, caches[l], cache);
-    const arma::rowvec logits = unembed(weights, normalise(c.norm, x, weights.lnf_gamma,
-                                                           weights.lnf_beta).y());
+    const arma::rowvec logits =
+        unembed(weights, normalise(c.norm, x, weights.lnf_gamma, weights.lnf_beta).y());
     nats(i) = math::cross_entropy(logits, arma::uvec{tokens(i + 1)}).loss;
   }
   return nats;

@@ -78,8 +78,8 @@ TEST(Streaming, WithSinksAOneBlockModelSeesTheTokensItKeepsAtTheirPlaces) {
   for (const uword sinks : {1, 2}) {
     const arma::vec streamed = gpt::streaming_costs(w, text, {.size = size, .sinks = sinks});
     for (uword i = size; i + 1 < text.n_elem; ++i) {
-      const arma::uvec held = arma::join_cols(text.head(sinks),
-                                              text.subvec(i - (size - sinks) + 1, i));
+      const arma::uvec held =
+          arma::join_cols(text.head(sinks), text.subvec(i - (size - sinks) + 1, i));
       const arma::rowvec logits = gpt::sentence_logits(w, held).tail_rows(1);
       const double expected = attn::math::cross_entropy(logits, arma::uvec{text(i + 1)}).loss;
       EXPECT_NEAR(streamed(i), expected, 1e-12) << sinks << " sinks, token " << i;
@@ -104,7 +104,9 @@ TEST(Streaming, RefusesTablesOfPositionsAndCachesWithNoPlace) {
       [&] { gpt::streaming_costs(w, arma::uvec{3}, {.size = 4, .sinks = 1}); },
       "1 token(s); a cost needs at least 2"));
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
-      [&] { gpt::streaming_costs(w, arma::uvec{3, 11, 2}, {.size = 4, .sinks = 1}); },
+      [&] {
+        gpt::streaming_costs(w, arma::uvec{3, 11, 2}, {.size = 4, .sinks = 1});
+      },
       "token 11 (position 1) is outside a vocabulary of 11"));
 }
 
