@@ -21,6 +21,7 @@
 #include <attn/gpt/head_mask.hpp>
 #include <attn/gpt/heads.hpp>
 #include <attn/math/layers.hpp>
+#include <attn/math/validate.hpp>
 #include <attn/stats/experiment.hpp>
 
 #include <fmt/format.h>
@@ -110,7 +111,12 @@ std::vector<arma::uvec> windows_of(const arma::uvec& tokens, arma::uword length,
 // measured, none of it means anything).
 ch11::TrainedModel the_model(attn::book::Chapter& ch, bool is_quick, const std::string& path) {
   if (!is_quick) {
-    ch11::TrainedModel model = ch11::load_trained_model(path);
+    ch11::TrainedModel model;
+    try {
+      model = ch11::load_trained_model(path);
+    } catch (const attn::math::InputError& e) {  // no such file, not a checkpoint, another run's
+      throw attn::book::CommandLineError("--checkpoint", e.what());
+    }
     fmt::print(ch.out,
                "Chapter 11's model, read from its checkpoint: {} blocks of {} heads, d_model\n",
                model.recipe.model.layers, model.recipe.model.heads);
