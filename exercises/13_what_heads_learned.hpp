@@ -38,12 +38,12 @@ double previous_token_score(const arma::mat& weights);
 /// If \p period is 0, or \p weights is not square or has fewer than \f$f + 2p\f$ rows, throw
 /// std::invalid_argument.
 ///
-/// For example, with \f$f = 0\f$ and \f$p = 2\f$ on 4 tokens "a b a b", rows 2 and 3 are scored:
-/// row 2 ("a") on column 1 ("b", which followed the first "a") and row 3 ("b") on column 2. A
-/// head whose rows 2 and 3 put \f$\tfrac12\f$ and \f$\tfrac14\f$ there scores \f$\tfrac38\f$.
-/// The test checks this, a perfect induction head (score 1), a previous-token head (score 0
-/// when \f$p > 2\f$) and the bad inputs, then holds your score to attn::gpt::induction_score()
-/// on random heads.
+/// For example, with \f$f = 0\f$ and \f$p = 3\f$ on the 6 tokens "a b c a b c", rows 3, 4 and
+/// 5 are scored: row 3 ("a") on column 1 ("b", which followed the first "a"), row 4 ("b") on
+/// column 2 and row 5 ("c") on column 3. A head whose rows 3, 4 and 5 put \f$\tfrac12\f$,
+/// \f$\tfrac14\f$ and \f$\tfrac34\f$ there scores \f$\tfrac12\f$. The test checks this, a
+/// perfect induction head (score 1), a previous-token head (score 0 when \f$p > 2\f$) and the
+/// bad inputs, then holds your score to attn::gpt::induction_score() on random heads.
 ///
 /// \param weights `(n × n)`. \param first \f$f\f$, the first copy's first row.
 /// \param period \f$p\f$, the segment's length. \return the score.

@@ -51,18 +51,28 @@ CopyTest repeated_text(const arma::uvec& tokens, arma::uword period, std::size_t
 
 namespace {
 
-// Every sequence of the test, all 2p of its tokens, in one forward pass: sequence s is rows
-// 2ps ... 2ps + 2p - 1.
+// Every sequence of the test, all 2p of its tokens, packed: sequence s is rows 2ps ... 2ps + 2p
+// - 1.
+struct Packed {
+  arma::uvec tokens;
+  arma::uvec starts;
+};
+Packed packed(const CopyTest& test) {
+  const arma::uword n = 2 * test.period;
+  Packed p{.tokens = arma::uvec(n * test.sequences.size()),
+           .starts = arma::uvec(test.sequences.size())};
+  for (arma::uword s = 0; s < test.sequences.size(); ++s) {
+    p.tokens.subvec(s * n, s * n + n - 1) = test.sequences[s];
+    p.starts(s) = s * n;
+  }
+  return p;
+}
+
+// Every sequence of the test in one forward pass.
 gpt::TransformerForward forward_over(const gpt::TransformerWeights& weights, const CopyTest& test,
                                      const gpt::HeadMask& mask) {
-  const arma::uword n = 2 * test.period;
-  arma::uvec tokens(n * test.sequences.size());
-  arma::uvec starts(test.sequences.size());
-  for (arma::uword s = 0; s < test.sequences.size(); ++s) {
-    tokens.subvec(s * n, s * n + n - 1) = test.sequences[s];
-    starts(s) = s * n;
-  }
-  return gpt::transformer_forward(weights, tokens, starts, mask);
+  const Packed p = packed(test);
+  return gpt::transformer_forward(weights, p.tokens, p.starts, mask);
 }
 
 // The mean cost of rows first ... last of each sequence, row i predicting token i + 1.
@@ -103,6 +113,25 @@ arma::mat induction_scores(const gpt::TransformerWeights& weights, const CopyTes
         scores(l, k) += gpt::induction_score(heads[l][k], 0, test.period);
   }
   return scores / static_cast<double>(test.sequences.size());
+}
+
+std::vector<std::vector<arma::rowvec>> head_means_over(const gpt::TransformerWeights& weights,
+                                                       const CopyTest& test) {
+  const Packed p = packed(test);
+  return gpt::head_means(weights, p.tokens, p.starts);
+}
+
+arma::mat previous_token_weights(const gpt::TransformerWeights& weights, const CopyTest& test) {
+  const gpt::TransformerForward pass = forward_over(weights, test, {});
+  const gpt::TransformerConfig& c = weights.config;
+  arma::mat previous(c.layers, c.heads, arma::fill::zeros);
+  for (arma::uword s = 0; s < test.sequences.size(); ++s) {
+    const gpt::HeadWeights heads = gpt::attention_weights(pass, s);
+    for (arma::uword l = 0; l < c.layers; ++l)
+      for (arma::uword k = 0; k < c.heads; ++k)
+        previous(l, k) += gpt::profile(heads[l][k]).previous_token;
+  }
+  return previous / static_cast<double>(test.sequences.size());
 }
 
 gpt::TransformerConfig attention_only(arma::uword layers) {

@@ -22,9 +22,9 @@
 ///        (induction.hpp).
 namespace attn::ch13 {
 
-/// \brief A test of copying: sequences of random tokens, each a segment of `period` tokens
-///        followed by the same segment again. Before the second copy begins nothing in a
-///        sequence predicts its next token; after, the whole segment has been seen once.
+/// \brief A test of copying: sequences each a segment of `period` tokens followed by the same
+///        segment again (random tokens, copy_test(), or a text's, repeated_text()). In the
+///        second copy the whole segment has been seen once: a model that copies predicts it.
 struct CopyTest {
   std::vector<arma::uvec> sequences;  ///< each `(2 period)` tokens.
   arma::uword period = 0;             ///< \f$p\f$, the segment's length.
@@ -42,9 +42,9 @@ arma::uvec random_tokens(numpy::Generator& rng, arma::uword vocabulary, arma::uw
 CopyTest copy_test(arma::uword vocabulary, arma::uword period, std::size_t count,
                    std::uint64_t seed);
 
-/// \brief \p count sequences of real text repeated once: the text's tokens \f$kp \dots kp + p -
-/// 1\f$,
-///        then the same again, for \f$k = 0 \dots\f$ count − 1. \param tokens the text.
+/// \brief \p count sequences of real text repeated once: sequence \f$k\f$ is the text's
+///        \f$p\f$ tokens from token \f$kp\f$, then the same again, for \f$k = 0 \dots\f$
+///        count − 1. \param tokens the text.
 /// \param period \f$p\f$. \param count sequences, at most as many as the text holds.
 /// \return the test. \throws attn::math::InputError if the text is shorter than count·p tokens.
 CopyTest repeated_text(const arma::uvec& tokens, arma::uword period, std::size_t count);
@@ -76,6 +76,17 @@ CopyLosses copy_losses(const gpt::TransformerWeights& weights, const CopyTest& t
 arma::mat induction_scores(const gpt::TransformerWeights& weights, const CopyTest& test,
                            const gpt::HeadMask& mask = {});
 
+/// \brief Every head's mean output over a test's sequences (gpt::head_means()): the rows
+///        mean-ablation puts in the heads' places. \param weights the model.
+/// \param test the sequences to average over. \return `means[l][k]`, `(1 × d_k)`.
+std::vector<std::vector<arma::rowvec>> head_means_over(const gpt::TransformerWeights& weights,
+                                                       const CopyTest& test);
+
+/// \brief Every head's weight on the previous token (gpt::profile()), averaged over a test's
+///        sequences. \param weights the model. \param test the sequences.
+/// \return `(layers × heads)`.
+arma::mat previous_token_weights(const gpt::TransformerWeights& weights, const CopyTest& test);
+
 //! [experiment]
 /// The task the models train on: windows of max_length + 1 tokens, each a segment of random
 /// tokens repeated until the window is full, the segment's length drawn anew for every window
@@ -97,6 +108,8 @@ inline const std::vector<std::uint64_t> kSeeds = {1, 2, 3, 4, 5};
 inline constexpr std::size_t kTestSequences = 64;  ///< sequences of the copy test
 inline constexpr arma::uword kTestPeriod = 32;     ///< the repeated segment's tokens
 inline constexpr std::uint64_t kTestSeed = 999;    ///< its stream's seed
+/// A second draw of the copy test, the heads' mean outputs are taken over for mean-ablation.
+inline constexpr std::uint64_t kReferenceSeed = 998;
 //! [experiment]
 
 /// --quick's runs: a few steps, from these seeds.

@@ -32,8 +32,13 @@ TEST(Exercise13_1, ScoresThePatternWorkedByHand) {
   const arma::mat a = {{1.0, 0.0, 0.0}, {0.25, 0.75, 0.0}, {0.5, 0.5, 0.0}};
   EXPECT_TRUE(
       near("previous_token_score of the 3 x 3 example", previous_token_score(a), 0.375, 1e-15));
-  EXPECT_TRUE(near("a perfect previous-token head", previous_token_score(arma::eye(5, 5).eval()),
-                   0.0, 1e-15));
+  EXPECT_TRUE(near("a head that looks only at itself scores 0",
+                   previous_token_score(arma::eye(5, 5).eval()), 0.0, 1e-15));
+  arma::mat previous(5, 5, arma::fill::zeros);  // query 0 on itself, every other on the one before
+  previous(0, 0) = 1.0;
+  previous.diag(-1).ones();
+  EXPECT_TRUE(
+      near("a perfect previous-token head scores 1", previous_token_score(previous), 1.0, 1e-15));
 }
 
 TEST(Exercise13_1, RefusesWeightsThatAreNotASquareOfTwoRows) {
@@ -52,15 +57,17 @@ TEST(Exercise13_1, EqualsTheLibrarysProfileOnRandomHeads) {
 // ---- Exercise 13.2 ----
 
 TEST(Exercise13_2, ScoresThePatternWorkedByHand) {
-  arma::mat a(4, 4, arma::fill::zeros);  // "a b a b", f = 0, p = 2
-  a(0, 0) = 1.0;
-  a(1, 0) = 1.0;
-  a(2, 1) = 0.5;
-  a(2, 0) = 0.5;
-  a(3, 2) = 0.25;
-  a(3, 0) = 0.75;
+  arma::mat a(6, 6, arma::fill::zeros);  // "a b c a b c", f = 0, p = 3
+  for (arma::uword i = 0; i < 3; ++i)
+    a(i, 0) = 1.0;
+  a(3, 1) = 0.5;  // "a" on the "b" that followed the first "a"
+  a(3, 3) = 0.5;
+  a(4, 2) = 0.25;
+  a(4, 0) = 0.75;
+  a(5, 3) = 0.75;
+  a(5, 5) = 0.25;
   EXPECT_TRUE(
-      near("induction_score_of the 4 x 4 example", induction_score_of(a, 0, 2), 0.375, 1e-15));
+      near("induction_score_of the 6 x 6 example", induction_score_of(a, 0, 3), 0.5, 1e-15));
 }
 
 TEST(Exercise13_2, ScoresAPerfectInductionHeadOneAndAPreviousTokenHeadZero) {
