@@ -17,6 +17,7 @@
 
 #include <attn/book/chapter.hpp>
 #include <attn/book/palette.hpp>
+#include <attn/fast/threads.hpp>
 #include <attn/gpt/forward.hpp>
 #include <attn/gpt/head_mask.hpp>
 #include <attn/gpt/heads.hpp>
@@ -362,18 +363,27 @@ void the_ablations(attn::book::Chapter& ch, const ch11::TrainedModel& model,
   fmt::print(ch.out, "windows and the sequences):\n");
   fmt::print(ch.out, "  {:<16} {:>9}  {:<18} {:>6}  {}\n", "", "bits/byte", "interval", "gain",
              "interval");
+  // Head k of block l is job l·h + k; the jobs run side by side, each writing its own slot.
+  std::vector<stats::Difference> bits(heads);
+  std::vector<stats::Difference> gains(heads);
+  attn::fast::side_by_side(heads, [&](std::size_t job) {
+    const arma::uword l = job / c.heads;
+    const arma::uword k = job % c.heads;
+    const gpt::HeadMask mask = gpt::HeadMask{}.replace(l, k, means[l][k]);
+    bits[job] = stats::paired(window_bits(w, model.text.validation, scored, length, mask),
+                              plain_bits, each);
+    gains[job] = stats::paired(gains_each(w, text, mask), plain_gains, each);
+  });
   arma::mat bits_change(c.layers, c.heads);
-  for (arma::uword l = 0; l < c.layers; ++l)
-    for (arma::uword k = 0; k < c.heads; ++k) {
-      const gpt::HeadMask mask = gpt::HeadMask{}.replace(l, k, means[l][k]);
-      const stats::Difference bits = stats::paired(
-          window_bits(w, model.text.validation, scored, length, mask), plain_bits, each);
-      const stats::Difference gain = stats::paired(gains_each(w, text, mask), plain_gains, each);
-      bits_change(l, k) = bits.estimate;
-      fmt::print(ch.out, "  {:<16} {:>+9.3f}  [{:+.3f}, {:+.3f}]   {:>+6.2f}  [{:+.2f}, {:+.2f}]\n",
-                 head_name(l, k), bits.estimate, bits.low, bits.high, gain.estimate, gain.low,
-                 gain.high);
-    }
+  for (std::size_t job = 0; job < heads; ++job) {
+    const arma::uword l = job / c.heads;
+    const arma::uword k = job % c.heads;
+    const stats::Difference& b = bits[job];
+    const stats::Difference& g = gains[job];
+    bits_change(l, k) = b.estimate;
+    fmt::print(ch.out, "  {:<16} {:>+9.3f}  [{:+.3f}, {:+.3f}]   {:>+6.2f}  [{:+.2f}, {:+.2f}]\n",
+               head_name(l, k), b.estimate, b.low, b.high, g.estimate, g.low, g.high);
+  }
 
   // Heads switched off together, the cheapest alone first. The order comes from the windows
   // above; the rise is measured on as many other windows, which chose nothing. The heads are
@@ -386,18 +396,27 @@ void the_ablations(attn::book::Chapter& ch, const ch11::TrainedModel& model,
   // bits_change is (layers × heads), stored a column at a time: entry l + k·layers is head k of
   // block l.
   const arma::uvec order = arma::sort_index(arma::vectorise(bits_change));
-  gpt::HeadMask together;
+  const auto head_at = [&](arma::uword r) {  // (block, head) of the r-th cheapest
+    return std::pair{order(r) % c.layers, order(r) / c.layers};
+  };
+  std::vector<stats::Difference> rises(order.n_elem);  // job r: the r + 1 cheapest, together
+  attn::fast::side_by_side(order.n_elem, [&](std::size_t r) {
+    gpt::HeadMask together;
+    for (arma::uword q = 0; q <= r; ++q) {
+      const auto [l, k] = head_at(q);
+      together.replace(l, k, means[l][k]);
+    }
+    rises[r] = stats::paired(window_bits(w, model.text.validation, other, length, together),
+                             plain_other, 0.95);
+  });
   arma::uword gone = 0;  // heads that can go together, by the test
   fmt::print(ch.out, "Heads ablated together, the cheapest alone first, on {} other windows:\n",
              other.size());
   fmt::print(ch.out,
              "the rise in bits per byte after each head (95% intervals paired over them):\n");
   for (arma::uword r = 0; r < order.n_elem; ++r) {
-    const arma::uword l = order(r) % c.layers;
-    const arma::uword k = order(r) / c.layers;
-    together.replace(l, k, means[l][k]);
-    const stats::Difference rise = stats::paired(
-        window_bits(w, model.text.validation, other, length, together), plain_other, 0.95);
+    const auto [l, k] = head_at(r);
+    const stats::Difference& rise = rises[r];
     if (gone == r && rise.high < kAllowedRise)
       gone = r + 1;
     fmt::print(ch.out, "  {:>2} {:<16} {:+.3f} [{:+.3f}, {:+.3f}]\n", r + 1, head_name(l, k),
@@ -498,36 +517,53 @@ void the_experiment(attn::book::Chapter& ch, bool is_quick, const std::string& f
              kInductionHead);
   fmt::print(ch.out, "the top head's score when one head of block 0 is mean-ablated, and in\n");
   fmt::print(ch.out, "brackets that block-0 head's weight on the previous token:\n");
+  // What each two-layer model shows, measured side by side, a model to a job.
+  struct Composition {
+    arma::uword top = 0;       // block 1's top induction head
+    double score = 0.0;        // its score
+    double gain = 0.0;         // the in-context gain with every head
+    double without = 0.0;      // ... with the top head mean-ablated
+    double without_all = 0.0;  // ... with every induction head of block 1 mean-ablated
+    std::size_t induction_heads = 0;
+    arma::rowvec reads;     // the top head's score with each head of block 0 ablated
+    arma::rowvec previous;  // each head of block 0's weight on the previous token
+  };
+  std::vector<Composition> found(n);
+  attn::fast::side_by_side(n, [&](std::size_t s) {
+    const gpt::TransformerWeights& w = results[n + s].weights;
+    const std::vector<std::vector<arma::rowvec>> means = ch13::head_means_over(w, reference);
+    const arma::mat induction = ch13::induction_scores(w, test);
+    Composition& f = found[s];
+    f.top = induction.row(1).index_max();
+    f.score = induction(1, f.top);
+    f.gain = ch13::copy_losses(w, test).gain();
+    f.without =
+        ch13::copy_losses(w, test, gpt::HeadMask{}.replace(1, f.top, means[1][f.top])).gain();
+    gpt::HeadMask every_induction_head;
+    for (arma::uword k = 0; k < w.config.heads; ++k)
+      if (induction(1, k) > kInductionHead)
+        every_induction_head.replace(1, k, means[1][k]);
+    f.induction_heads = every_induction_head.masked().size();
+    f.without_all = ch13::copy_losses(w, test, every_induction_head).gain();
+    f.previous = ch13::previous_token_weights(w, test).row(0);
+    f.reads.set_size(w.config.heads);
+    for (arma::uword k = 0; k < w.config.heads; ++k)
+      f.reads(k) =
+          ch13::induction_scores(w, test, gpt::HeadMask{}.replace(0, k, means[0][k]))(1, f.top);
+  });
   bool gain_removed = true;  // in every model
   bool composes = true;      // in every model
   for (std::size_t s = 0; s < n; ++s) {
-    const gpt::TransformerWeights& w = results[n + s].weights;
-    const std::vector<std::vector<arma::rowvec>> means = ch13::head_means_over(w, reference);
-    const arma::mat scores_of = ch13::induction_scores(w, test);
-    const arma::mat previous = ch13::previous_token_weights(w, test);
-    const arma::uword top = scores_of.row(1).index_max();
-    const double gain = ch13::copy_losses(w, test).gain();
-    const double without =
-        ch13::copy_losses(w, test, gpt::HeadMask{}.replace(1, top, means[1][top])).gain();
-    gpt::HeadMask every_induction_head;
-    for (arma::uword k = 0; k < w.config.heads; ++k)
-      if (scores_of(1, k) > kInductionHead)
-        every_induction_head.replace(1, k, means[1][k]);
-    const double without_all = ch13::copy_losses(w, test, every_induction_head).gain();
-    gain_removed = gain_removed && gain - without_all >= kGainRemoved * gain;
+    const Composition& f = found[s];
+    gain_removed = gain_removed && f.gain - f.without_all >= kGainRemoved * f.gain;
+    composes = composes && f.reads.min() <= (1.0 - kComposition) * f.score;
     std::string reads;
-    double lowest = scores_of(1, top);
-    for (arma::uword k = 0; k < w.config.heads; ++k) {
-      const double score =
-          ch13::induction_scores(w, test, gpt::HeadMask{}.replace(0, k, means[0][k]))(1, top);
-      lowest = std::min(lowest, score);
-      reads += fmt::format(" {:.2f} ({:.2f})", score, previous(0, k));
-    }
-    composes = composes && lowest <= (1.0 - kComposition) * scores_of(1, top);
-    fmt::print(
-        ch.out, "  seed {}: block 1, head {}: {:.2f}; gain {:.2f}, ablated {:.2f}, with all {}\n",
-        seeds[s], top, scores_of(1, top), gain, without, every_induction_head.masked().size());
-    fmt::print(ch.out, "          induction heads ablated {:.2f};\n", without_all);
+    for (arma::uword k = 0; k < f.reads.n_elem; ++k)
+      reads += fmt::format(" {:.2f} ({:.2f})", f.reads(k), f.previous(k));
+    fmt::print(ch.out,
+               "  seed {}: block 1, head {}: {:.2f}; gain {:.2f}, ablated {:.2f}, with all {}\n",
+               seeds[s], f.top, f.score, f.gain, f.without, f.induction_heads);
+    fmt::print(ch.out, "          induction heads ablated {:.2f};\n", f.without_all);
     fmt::print(ch.out, "          block 0's heads ablated:{}\n", reads);
   }
   if (!is_quick) {
@@ -600,10 +636,13 @@ void the_sinks(attn::book::Chapter& ch, const ch11::TrainedModel& model, const S
   const arma::uword context = rotary.front().config.max_length;
   const arma::uword points = sizes.streamed_tokens / context;
   std::vector<arma::mat> bits(ch13::kSinks.size(), arma::mat(rotary.size(), points));
-  for (std::size_t m = 0; m < rotary.size(); ++m)
-    for (std::size_t k = 0; k < ch13::kSinks.size(); ++k)
-      bits[k].row(m) = ch13::streamed_bits(rotary[m], text, sizes.streamed_tokens,
-                                           {.size = context, .sinks = ch13::kSinks[k]}, context);
+  const std::size_t caches = ch13::kSinks.size();
+  attn::fast::side_by_side(rotary.size() * caches, [&](std::size_t job) {  // a model and a cache
+    const std::size_t m = job / caches;
+    const std::size_t k = job % caches;
+    bits[k].row(m) = ch13::streamed_bits(rotary[m], text, sizes.streamed_tokens,
+                                         {.size = context, .sinks = ch13::kSinks[k]}, context);
+  });
   bool same_while_it_fits = true;  // the first context: no cache has dropped anything yet
   for (std::size_t k = 1; k < ch13::kSinks.size(); ++k)
     same_while_it_fits =

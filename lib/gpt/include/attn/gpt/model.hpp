@@ -1,5 +1,5 @@
 /// \file
-/// \brief The GPT of chapters 10 to 12, a decoder-only transformer: its sizes and choices, its
+/// \brief The GPT of chapters 10 to 13, a decoder-only transformer: its sizes and choices, its
 ///        weights and the typed list of its parameters. Its passes are in forward.hpp, one
 ///        block's in block.hpp.
 ///
@@ -42,7 +42,7 @@
 #include <string_view>
 #include <vector>
 
-/// \brief The GPT layer: the model of chapters 10 to 12 (GPT-2's block and today's variants),
+/// \brief The GPT layer: the model of chapters 10 to 13 (GPT-2's block and today's variants),
 ///        its training and its decoding, built on the readable math of attn::math (and
 ///        attn::text for real text, attn::numpy for the random stream).
 namespace attn::gpt {
