@@ -108,7 +108,8 @@ inline const std::vector<std::uint64_t> kSeeds = {1, 2, 3, 4, 5};
 inline constexpr std::size_t kTestSequences = 64;  ///< sequences of the copy test
 inline constexpr arma::uword kTestPeriod = 32;     ///< the repeated segment's tokens
 inline constexpr std::uint64_t kTestSeed = 999;    ///< its stream's seed
-/// A second draw of the copy test, the heads' mean outputs are taken over for mean-ablation.
+/// A second draw of the copy test, over which the heads' mean outputs are taken for
+/// mean-ablation.
 inline constexpr std::uint64_t kReferenceSeed = 998;
 //! [experiment]
 
