@@ -620,14 +620,18 @@ std::string by_block(const arma::mat& weights) {
 // Attention sinks: the weight on the first token, in chapter 11's model and in chapter 12's
 // models with rotary positions; then those models read a long text through a cache of one
 // context that keeps the first k tokens.
-void the_sinks(attn::book::Chapter& ch, const ch11::TrainedModel& model, const Sizes& sizes,
+void the_sinks(attn::book::Chapter& ch, const ch11::TrainedModel& model,
+               const std::vector<std::vector<gpt::HeadProfile>>& profiles, const Sizes& sizes,
                bool is_quick) {
   const std::vector<std::uint64_t>& seeds = is_quick ? ch12::kQuickSeeds : ch12::kSeeds;
   const std::vector<gpt::TransformerWeights> rotary = ch13::rotary_models(
       ch.log, model.text, seeds, is_quick ? std::string() : std::string(ATTN_DEFAULT_CHECKPOINTS));
   const gpt::TokenText& text = model.text.validation;
-  const arma::mat ch11_weight =
-      first_token_weights(model.state.weights, text, sizes.profile_windows);
+  // Chapter 11's model: its profiles (the_profiles(), the same windows) hold each head's weight.
+  arma::mat ch11_weight(profiles.size(), profiles.front().size());
+  for (arma::uword l = 0; l < ch11_weight.n_rows; ++l)
+    for (arma::uword h = 0; h < ch11_weight.n_cols; ++h)
+      ch11_weight(l, h) = profiles[l][h].first_token;
   // Every seed's heads side by side, (layers × heads · seeds): a head of one seed has nothing to
   // do with the head in the same place of another, so they are not averaged place by place.
   arma::mat rotary_weight;
@@ -749,10 +753,10 @@ int main(int argc, char** argv) {
     const Sizes& sizes = is_quick ? kQuickSizes : kSizes;
     const ch11::TrainedModel model = the_model(ch, is_quick, checkpoint);
     the_gallery(ch, model);
-    the_profiles(ch, model, sizes);
+    const std::vector<std::vector<gpt::HeadProfile>> profiles = the_profiles(ch, model, sizes);
     const ch13::CopyTest text = the_copying(ch, model, sizes);
     the_ablations(ch, model, text, sizes);
-    the_sinks(ch, model, sizes, is_quick);
+    the_sinks(ch, model, profiles, sizes, is_quick);
     const std::string folder = is_quick ? std::string() : std::string(ATTN_CH13_CHECKPOINTS);
     if (!folder.empty())
       std::filesystem::create_directories(folder);
