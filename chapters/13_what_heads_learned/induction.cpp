@@ -51,19 +51,17 @@ CopyTest repeated_text(const arma::uvec& tokens, arma::uword period, std::size_t
 
 namespace {
 
-// Every sequence of the test, all 2p of its tokens, packed: sequence s is rows 2ps ... 2ps + 2p
-// - 1.
+// Whole sequences, every token of each, one after another, for one forward pass (a copy test's
+// sequence s is rows 2ps ... 2ps + 2p - 1).
 struct Packed {
   arma::uvec tokens;
   arma::uvec starts;
 };
-Packed packed(const CopyTest& test) {
-  const arma::uword n = 2 * test.period;
-  Packed p{.tokens = arma::uvec(n * test.sequences.size()),
-           .starts = arma::uvec(test.sequences.size())};
-  for (arma::uword s = 0; s < test.sequences.size(); ++s) {
-    p.tokens.subvec(s * n, s * n + n - 1) = test.sequences[s];
-    p.starts(s) = s * n;
+Packed packed(const std::vector<arma::uvec>& sequences) {
+  Packed p{.tokens = {}, .starts = arma::uvec(sequences.size())};
+  for (arma::uword s = 0; s < sequences.size(); ++s) {
+    p.starts(s) = p.tokens.n_elem;
+    p.tokens = arma::join_cols(p.tokens, sequences[s]);
   }
   return p;
 }
@@ -71,7 +69,7 @@ Packed packed(const CopyTest& test) {
 // Every sequence of the test in one forward pass.
 gpt::TransformerForward forward_over(const gpt::TransformerWeights& weights, const CopyTest& test,
                                      const gpt::HeadMask& mask) {
-  const Packed p = packed(test);
+  const Packed p = packed(test.sequences);
   return gpt::transformer_forward(weights, p.tokens, p.starts, mask);
 }
 
@@ -123,8 +121,8 @@ arma::mat induction_scores(const gpt::TransformerWeights& weights, const CopyTes
 }
 
 std::vector<std::vector<arma::rowvec>> head_means_over(const gpt::TransformerWeights& weights,
-                                                       const CopyTest& test) {
-  const Packed p = packed(test);
+                                                       const std::vector<arma::uvec>& sequences) {
+  const Packed p = packed(sequences);
   return gpt::head_means(weights, p.tokens, p.starts);
 }
 

@@ -76,11 +76,12 @@ CopyLosses copy_losses(const gpt::TransformerWeights& weights, const CopyTest& t
 arma::mat induction_scores(const gpt::TransformerWeights& weights, const CopyTest& test,
                            const gpt::HeadMask& mask = {});
 
-/// \brief Every head's mean output over a test's sequences (gpt::head_means()): the rows
-///        mean-ablation puts in the heads' places. \param weights the model.
-/// \param test the sequences to average over. \return `means[l][k]`, `(1 × d_k)`.
+/// \brief Every head's mean output over some sequences (gpt::head_means()), each read whole:
+///        the rows mean-ablation puts in the heads' places. \param weights the model.
+/// \param sequences the texts to average over (a copy test's, windows of a text), each at most
+///        max_length tokens. \return `means[l][k]`, `(1 × d_k)`.
 std::vector<std::vector<arma::rowvec>> head_means_over(const gpt::TransformerWeights& weights,
-                                                       const CopyTest& test);
+                                                       const std::vector<arma::uvec>& sequences);
 
 /// \brief Every head's weight on the previous token (gpt::profile()), averaged over a test's
 ///        sequences. \param weights the model. \param test the sequences.

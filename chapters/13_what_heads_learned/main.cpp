@@ -336,13 +336,7 @@ void the_ablations(attn::book::Chapter& ch, const ch11::TrainedModel& model,
   const arma::uword length = c.max_length;
   const std::vector<arma::uvec> reference =
       windows_of(model.text.training.tokens, length, sizes.mean_windows);
-  arma::uvec packed(reference.size() * length);
-  arma::uvec starts(reference.size());
-  for (arma::uword r = 0; r < reference.size(); ++r) {
-    packed.subvec(r * length, (r + 1) * length - 1) = reference[r];
-    starts(r) = r * length;
-  }
-  const std::vector<std::vector<arma::rowvec>> means = gpt::head_means(w, packed, starts);
+  const std::vector<std::vector<arma::rowvec>> means = ch13::head_means_over(w, reference);
   std::vector<arma::uword> scored;  // windows of length + 1 tokens, one after another
   for (arma::uword k = 0; k < sizes.scored_windows; ++k)
     scored.push_back(k * (length + 1));
@@ -531,7 +525,8 @@ void the_experiment(attn::book::Chapter& ch, bool is_quick, const std::string& f
   std::vector<Composition> found(n);
   attn::fast::side_by_side(n, [&](std::size_t s) {
     const gpt::TransformerWeights& w = results[n + s].weights;
-    const std::vector<std::vector<arma::rowvec>> means = ch13::head_means_over(w, reference);
+    const std::vector<std::vector<arma::rowvec>> means =
+        ch13::head_means_over(w, reference.sequences);
     const arma::mat induction = ch13::induction_scores(w, test);
     Composition& f = found[s];
     f.top = induction.row(1).index_max();
