@@ -172,6 +172,7 @@ BlockForward block_forward(const BlockWeights& b, const TransformerConfig& c, co
   s.input = x;
   s.ln1 = normalise(c.norm, s.input, b.ln1_gamma, b.ln1_beta);
   arma::mat attended(arma::size(x));
+  s.attention.reserve(sequences.size());     // so that no sequence's values are copied as it grows
   for (const SequenceRows& r : sequences) {  // each sequence attends to itself, causally
     const arma::mat a = s.ln1.y().rows(r.first, r.last);
     const math::Mask mask = attention_mask(c, r.count());

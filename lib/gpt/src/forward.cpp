@@ -64,6 +64,9 @@ TransformerForward forward_pass(const TransformerWeights& w, const arma::uvec& t
   check_weights(w);
   const Dropping dropping{.rate = c.dropout, .draws = dropout_draws};
   TransformerForward f;
+  // Room for every block first: Armadillo's matrices do not promise a move that cannot throw,
+  // so a vector that grows copies what it holds.
+  f.blocks.reserve(w.blocks.size());
   //! [forward]
   f.x0 = dropping.apply(embed(w, tokens, positions), f.x0_keep);  // (N × d)
   const arma::mat* x = &f.x0;                                     // the residual stream

@@ -120,6 +120,8 @@ MultiHead run(const arma::mat& query, const arma::mat& key, const arma::mat& val
   const std::vector<arma::mat> K = split_heads(result.K, g);        // g × (m × d_k)
   const std::vector<arma::mat> V = split_heads(result.V, g);        // g × (m × d_k)
   std::vector<arma::mat> outputs;
+  result.heads.reserve(W.heads);  // growing would copy every head's values so far
+  outputs.reserve(W.heads);
   for (arma::uword k = 0; k < W.heads; ++k) {
     const arma::uword kv = k / group;  // the key/value head of query head k's group
     result.heads.push_back(mask ? attend(Q[k], K[kv], V[kv], score_scale(d_k), *mask)
