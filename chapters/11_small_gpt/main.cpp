@@ -28,7 +28,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -199,8 +198,7 @@ ch11::Corpus read_the_text(Run& run, const std::string& path) {
   run.bible_bytes = text.size();
   run.verses = ch11::count_lines(text);
   ch11::Corpus corpus = ch11::split_by_position(text);
-  run.text_named = fmt::format("text {} bytes, FNV-1a {:016x}, split by position\n", text.size(),
-                               gpt::fnv1a(text));
+  run.text_named = ch11::text_fingerprint(text);
   // The test part's first line that is not empty, at most kExampleBytes of it.
   const std::string& test = corpus.test;
   const std::size_t start = std::min(test.find_first_not_of('\n'), test.size());
@@ -710,20 +708,6 @@ std::string checkpoint_problem(const std::string& path) {
   return {};
 }
 
-// The checkpoint of a run on the reader's text at `path` when none is named: beside the King
-// James Bible's, in the build folder, named after the file
-// (ch11_small_gpt.text-notes.txt.checkpoint for notes.txt). Its fingerprint refuses a checkpoint of
-// another text of the same name.
-std::string text_checkpoint(const std::string& path) {
-  std::string name;
-  for (const char c : std::filesystem::path(path).filename().string())
-    name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
-  const std::filesystem::path kjv = ATTN_DEFAULT_CHECKPOINT;
-  return (kjv.parent_path() /
-          fmt::format("{}.text-{}{}", kjv.stem().string(), name, kjv.extension().string()))
-      .string();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -755,14 +739,12 @@ int main(int argc, char** argv) {
                    "with a checkpoint of its own (default: in the build folder, named after the "
                    "file)");
     app.parse_complete_callback([&] {
-      if (!choices.text.empty() || app.count("--text") > 0) {
-        const std::string problem = choices.text.empty()
-                                        ? std::string("no file named: give the text's path")
-                                        : ch11::text_file_problem(choices.text);
+      if (app.count("--text") > 0) {
+        const std::string problem = ch11::text_file_problem(choices.text);
         if (!problem.empty())
           throw CLI::ValidationError("--text", problem + "; nothing was trained or written");
         if (!checkpoint_given)
-          checkpoint = text_checkpoint(choices.text);
+          checkpoint = ch11::text_checkpoint(choices.text);
       }
       // --quick keeps no checkpoint unless one is named.
       choices.checkpoint = choices.quick && !checkpoint_given ? std::string() : checkpoint;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "kjv.hpp"
+#include "text_file.hpp"
 
 #include <attn/gpt/model.hpp>
 #include <attn/gpt/text.hpp>
@@ -147,5 +148,14 @@ TrainedModel load_trained_model(const std::string& path = ATTN_DEFAULT_CHECKPOIN
 /// \return the model, its text and tokenizer, and \p recipe.
 /// \throws attn::math::InputError as load_trained_model() does.
 TrainedModel load_trained_model(const std::string& path, const Recipe& recipe, Corpus corpus);
+
+/// \brief load_trained_model() for a run on a reader's text (`ch11_small_gpt --text FILE`): the
+///        file read and split by position (split_by_position()), its tokenizer learned again,
+///        and the checkpoint read against the run's fingerprint with the text's own line
+///        (text_fingerprint()), so that a checkpoint of another text is refused.
+/// \param path the checkpoint (ch11_small_gpt writes it at text_checkpoint() of the file).
+/// \param text_path the reader's text. \return the model, its text and tokenizer, and kRecipe.
+/// \throws attn::math::InputError as read_text_file() and load_trained_model() do.
+TrainedModel load_text_model(const std::string& path, const std::string& text_path);
 
 }  // namespace attn::ch11

@@ -1,10 +1,12 @@
 #include "text_file.hpp"
 
+#include <attn/gpt/checkpoint.hpp>
 #include <attn/math/validate.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -29,6 +31,8 @@ std::size_t cut_at(const std::string& text, std::size_t tenths) {
 }  // namespace
 
 std::string text_file_problem(const std::string& path) {
+  if (path.empty())
+    return "no file named: give the text's path";
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
   if (!std::filesystem::exists(status))
@@ -68,6 +72,21 @@ Corpus split_by_position(const std::string& text) {
   corpus.validation_lines = count_lines(corpus.validation);
   corpus.test_lines = count_lines(corpus.test);
   return corpus;
+}
+
+std::string text_fingerprint(const std::string& text) {
+  return fmt::format("text {} bytes, FNV-1a {:016x}, split by position\n", text.size(),
+                     gpt::fnv1a(text));
+}
+
+std::string text_checkpoint(const std::string& path) {
+  std::string name;
+  for (const char c : std::filesystem::path(path).filename().string())
+    name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
+  const std::filesystem::path kjv = ATTN_DEFAULT_CHECKPOINT;
+  return (kjv.parent_path() /
+          fmt::format("{}.text-{}{}", kjv.stem().string(), name, kjv.extension().string()))
+      .string();
 }
 
 }  // namespace attn::ch11

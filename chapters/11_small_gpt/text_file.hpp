@@ -21,8 +21,9 @@ inline constexpr std::size_t kTestTenths = kTenths - kTrainingTenths - kValidati
 
 /// \brief What keeps \p path from being a text to train on, in words, or nothing.
 /// \param path the file a reader named. \return empty if it is a readable file with at least one
-///        byte; otherwise what is wrong, naming the file: it does not exist, it is a folder (or
-///        another thing that is not a file), it cannot be opened, or it is empty.
+///        byte; otherwise what is wrong, naming the file: no path is given, it does not exist,
+///        it is a folder (or another thing that is not a file), it cannot be opened, or it is
+///        empty.
 std::string text_file_problem(const std::string& path);
 
 /// \brief Every byte of the file \p path, as it is (any bytes: no encoding is assumed).
@@ -46,5 +47,18 @@ std::size_t count_lines(const std::string& text);
 /// \param text any bytes. \return the three parts, their bytes end to end being \p text, and
 ///        their line counts (count_lines()).
 Corpus split_by_position(const std::string& text);
+
+/// \brief The line a run on a reader's text adds to its checkpoint's fingerprint: the text's
+///        size and FNV-1a hash (gpt::fnv1a()), so that a checkpoint of another text, or of this
+///        file after an edit, is another run's.
+/// \param text the whole text, as read_text_file() read it. \return one line, its end included.
+std::string text_fingerprint(const std::string& text);
+
+/// \brief Where chapter 11 keeps the checkpoint of a run on the reader's text at \p path when no
+///        `--checkpoint` is named: beside the King James Bible's (ATTN_DEFAULT_CHECKPOINT),
+///        named after the file, every byte of its name but letters, digits, `.` and `-` turned
+///        into `_` (`ch11_small_gpt.text-notes.txt.checkpoint` for `notes.txt`).
+/// \param path the reader's text. \return the checkpoint's path.
+std::string text_checkpoint(const std::string& path);
 
 }  // namespace attn::ch11

@@ -33,6 +33,7 @@
 #include <cmath>
 #include <filesystem>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,13 @@ const Sizes kQuickSizes{.profile_windows = 2,
                         .scored_windows = 3,
                         .streamed_tokens = 256};
 //! [settings]
+
+// What the command line chose: which of chapter 11's models the chapter looks inside.
+struct Choices {
+  bool quick = false;
+  std::string checkpoint = ATTN_DEFAULT_CHECKPOINT;
+  std::string text;  // --text: the reader's file the model was trained on; empty: the Bible
+};
 
 //! [article-numbers]
 const double kRowSumTolerance = 1e-12;  // a row of weights against 1
@@ -126,21 +134,25 @@ double even_entropy(arma::uword n) {
   return sum / static_cast<double>(n - 1);
 }
 
-// Chapter 11's model, from its checkpoint; --quick: a random model of its sizes (every piece is
-// measured, none of it means anything).
-ch11::TrainedModel the_model(attn::book::Chapter& ch, bool is_quick, const std::string& path) {
-  if (!is_quick) {
+// Chapter 11's model, from its checkpoint (of a run on the reader's text, with --text); --quick:
+// a random model of its sizes (every piece is measured, none of it means anything).
+ch11::TrainedModel the_model(attn::book::Chapter& ch, const Choices& choices) {
+  if (!choices.quick) {
     ch11::TrainedModel model;
     try {
-      model = ch11::load_trained_model(path);
+      model = choices.text.empty() ? ch11::load_trained_model(choices.checkpoint)
+                                   : ch11::load_text_model(choices.checkpoint, choices.text);
     } catch (const attn::math::InputError& e) {  // no such file, not a checkpoint, another run's
       throw attn::book::CommandLineError("--checkpoint", e.what());
     }
     fmt::print(ch.out,
                "Chapter 11's model, read from its checkpoint: {} blocks of {} heads, d_model\n",
                model.recipe.model.layers, model.recipe.model.heads);
-    fmt::print(ch.out, "{}, a context of {} tokens, trained {} steps on the King James Bible.\n",
-               model.recipe.model.d_model, model.recipe.model.max_length, model.state.step);
+    fmt::print(ch.out, "{}, a context of {} tokens, trained {} steps on {}.\n",
+               model.recipe.model.d_model, model.recipe.model.max_length, model.state.step,
+               choices.text.empty()
+                   ? std::string("the King James Bible")
+                   : std::filesystem::path(choices.text).filename().string() + " (--text)");
     return model;
   }
   ch11::TrainedModel model{.recipe = ch11::kRecipe,
@@ -152,20 +164,61 @@ ch11::TrainedModel the_model(attn::book::Chapter& ch, bool is_quick, const std::
   return model;
 }
 
-// Every head's weights on the first verse of the validation text, one panel a head.
-void the_gallery(attn::book::Chapter& ch, const ch11::TrainedModel& model) {
-  const gpt::TransformerWeights& w = model.state.weights;
+// The sizes the measurements want, cut to what the model's text holds: a reader's text (--text)
+// may be short. Refuses a text whose validation part cannot give the ablations two windows to
+// order the heads on and two others to test them on.
+Sizes fitted(const Sizes& wanted, const ch11::TrainedModel& model, const Choices& choices) {
+  const arma::uword length = model.recipe.model.max_length;
+  const arma::uword validation = model.text.validation.tokens.n_elem;
+  const arma::uword training = model.text.training.tokens.n_elem;
+  const arma::uword least = 2;  // an interval needs two
+  Sizes sizes = wanted;
+  sizes.profile_windows = std::min(wanted.profile_windows, validation / length);
+  sizes.copy_sequences = std::min<std::size_t>(wanted.copy_sequences, validation / kCopyPeriod);
+  sizes.mean_windows = std::min(wanted.mean_windows, training / length);
+  sizes.scored_windows = std::min(wanted.scored_windows, validation / (2 * (length + 1)));
+  if (sizes.scored_windows < least)
+    throw attn::book::CommandLineError(
+        "--text", fmt::format("{}: its validation part encodes to {} tokens, and the ablations "
+                              "need {} (two windows of {} tokens and the one after each to order "
+                              "the heads, and two others to test them): train chapter 11 on a "
+                              "longer text",
+                              choices.text, validation, 2 * least * (length + 1), length));
+  return sizes;
+}
+
+// The validation part's first line that is not empty (a verse, in the Bible), at most a context
+// of tokens of it.
+gpt::TokenText first_line(const ch11::TrainedModel& model) {
   const std::string& validation = model.text.corpus.validation;
-  const std::string verse = validation.substr(0, validation.find('\n'));
-  const gpt::TokenText encoded = gpt::encode(model.text.tokenizer, verse);
-  const arma::uvec tokens = encoded.tokens;
+  const std::size_t start = std::min(validation.find_first_not_of('\n'), validation.size());
+  const std::string line = validation.substr(start, validation.find('\n', start) - start);
+  // A validation part of line ends only has no such line: its first tokens stand in.
+  gpt::TokenText encoded =
+      line.empty() ? model.text.validation : gpt::encode(model.text.tokenizer, line);
+  const arma::uword length = model.recipe.model.max_length;
+  if (encoded.tokens.n_elem > length) {
+    encoded.tokens = encoded.tokens.head(length);
+    encoded.lengths = encoded.lengths.head(length);
+  }
+  return encoded;
+}
+
+// Every head's weights on the first verse of the validation text (the first line of a reader's),
+// one panel a head.
+void the_gallery(attn::book::Chapter& ch, const ch11::TrainedModel& model, const Choices& choices) {
+  const gpt::TransformerWeights& w = model.state.weights;
+  const std::string verse = choices.text.empty() ? "verse" : "line";
+  const arma::uvec tokens = first_line(model).tokens;
+  std::vector<attn::text::TokenId> ids(tokens.begin(), tokens.end());
+  const std::string words = model.text.tokenizer.decode(ids);
   std::vector<std::string> labels;
   for (const arma::uword id : tokens)
     labels.push_back(ch11::axis_label(model.text.tokenizer.token_bytes(id)));
   const gpt::TransformerForward pass = gpt::transformer_forward(w, tokens, {0});
   const gpt::HeadWeights heads = gpt::attention_weights(pass);
-  fmt::print(ch.out, "\nThe validation text's first verse, {} tokens:\n  {}\n", tokens.n_elem,
-             verse);
+  fmt::print(ch.out, "\nThe validation text's first {}, {} tokens:\n  {}\n", verse, tokens.n_elem,
+             words);
 
   // What the chapter reads is what the model computed with: rows of weights that sum to 1,
   // nothing on a later token, and a pass with an empty mask is the plain pass to the bit.
@@ -188,18 +241,20 @@ void the_gallery(attn::book::Chapter& ch, const ch11::TrainedModel& model) {
     }
   const arma::mat masked_nothing = gpt::sentence_logits(w, tokens, gpt::HeadMask{});
   const bool plain = arma::all(arma::vectorise(masked_nothing == pass.logits));
-  ch.checks.claim(fmt::format("every head's weights on the verse: each row sums to 1 within {:g}",
-                              kRowSumTolerance),
+  ch.checks.claim(fmt::format("every head's weights on the {}: each row sums to 1 within {:g}",
+                              verse, kRowSumTolerance),
                   rows_sum_to_one);
-  ch.checks.claim("every head's weights on the verse: none on a later token", causal);
+  ch.checks.claim(fmt::format("every head's weights on the {}: none on a later token", verse),
+                  causal);
   ch.checks.claim(
       "a head mask that masks nothing gives the plain forward pass, every logit to "
       "the bit",
       plain);
-  ch.plots.heatmaps({.name = "13-01-heads",
-                     .title = "Every head of chapter 11's model on a verse (a block a row)",
-                     .panels = panels,
-                     .columns = w.config.heads});
+  ch.plots.heatmaps(
+      {.name = "13-01-heads",
+       .title = fmt::format("Every head of chapter 11's model on a {} (a block a row)", verse),
+       .panels = panels,
+       .columns = w.config.heads});
 }
 
 // Each head's profile, averaged over windows of the validation text.
@@ -617,11 +672,16 @@ std::string by_block(const arma::mat& weights) {
 // context that keeps the first k tokens.
 void the_sinks(attn::book::Chapter& ch, const ch11::TrainedModel& model,
                const std::vector<std::vector<gpt::HeadProfile>>& profiles, const Sizes& sizes,
-               bool is_quick) {
-  const std::vector<std::uint64_t>& seeds = is_quick ? ch12::kQuickSeeds : ch12::kSeeds;
+               const Choices& choices) {
+  // Chapter 12's models read the King James Bible, whatever chapter 11's model read.
+  std::optional<ch11::EncodedCorpus> bible;
+  if (!choices.text.empty())
+    bible = ch11::encode_corpus(ch11::read_split_bible().corpus);
+  const ch11::EncodedCorpus& data = bible ? *bible : model.text;
+  const std::vector<std::uint64_t>& seeds = choices.quick ? ch12::kQuickSeeds : ch12::kSeeds;
   const std::vector<gpt::TransformerWeights> rotary = ch13::rotary_models(
-      ch.log, model.text, seeds, is_quick ? std::string() : std::string(ATTN_DEFAULT_CHECKPOINTS));
-  const gpt::TokenText& text = model.text.validation;
+      ch.log, data, seeds, choices.quick ? std::string() : std::string(ATTN_DEFAULT_CHECKPOINTS));
+  const gpt::TokenText& text = data.validation;
   // Chapter 11's model: its profiles (the_profiles(), the same windows) hold each head's weight.
   arma::mat ch11_weight(profiles.size(), profiles.front().size());
   for (arma::uword l = 0; l < ch11_weight.n_rows; ++l)
@@ -734,27 +794,43 @@ int main(int argc, char** argv) {
           "Chapter 13: what the heads of chapter 11's GPT learned, and where induction "
           "heads come from, measured",
       .reference = "the reference"};
-  bool is_quick = false;
-  std::string checkpoint = ATTN_DEFAULT_CHECKPOINT;
+  Choices choices;
+  bool checkpoint_given = false;
   const auto options = [&](CLI::App& app) {
-    app.add_flag("--quick", is_quick,
-                 "a random model of chapter 11's sizes and a few training steps, without "
-                 "checkpoints (the tests' run: every piece, not what it finds)");
-    app.add_option("--checkpoint", checkpoint,
+    CLI::Option* quick = app.add_flag(
+        "--quick", choices.quick,
+        "a random model of chapter 11's sizes and a few training steps, without checkpoints (the "
+        "tests' run: every piece, not what it finds)");
+    app.add_option("--checkpoint", choices.checkpoint,
                    "chapter 11's model to look inside (default: the one the book's build "
-                   "trained)");
+                   "trained, or with --text the one ch11_small_gpt --text wrote)")
+        ->each([&](const std::string&) { checkpoint_given = true; })
+        ->excludes(quick);
+    app.add_option("--text", choices.text,
+                   "the file chapter 11's model was trained on (ch11_small_gpt --text FILE), "
+                   "which the measurements read instead of the King James Bible")
+        ->excludes(quick);
+    app.parse_complete_callback([&] {
+      if (app.count("--text") > 0) {
+        const std::string problem = ch11::text_file_problem(choices.text);
+        if (!problem.empty())
+          throw CLI::ValidationError("--text", problem);
+        if (!checkpoint_given)
+          choices.checkpoint = ch11::text_checkpoint(choices.text);
+      }
+    });
   };
   return attn::book::run_chapter(argc, argv, info, options, [&](attn::book::Chapter& ch) {
-    const Sizes& sizes = is_quick ? kQuickSizes : kSizes;
-    const ch11::TrainedModel model = the_model(ch, is_quick, checkpoint);
-    the_gallery(ch, model);
+    const ch11::TrainedModel model = the_model(ch, choices);
+    const Sizes sizes = fitted(choices.quick ? kQuickSizes : kSizes, model, choices);
+    the_gallery(ch, model, choices);
     const std::vector<std::vector<gpt::HeadProfile>> profiles = the_profiles(ch, model, sizes);
     const ch13::CopyTest text = the_copying(ch, model, sizes);
     the_ablations(ch, model, text, sizes);
-    the_sinks(ch, model, profiles, sizes, is_quick);
-    const std::string folder = is_quick ? std::string() : std::string(ATTN_CH13_CHECKPOINTS);
+    the_sinks(ch, model, profiles, sizes, choices);
+    const std::string folder = choices.quick ? std::string() : std::string(ATTN_CH13_CHECKPOINTS);
     if (!folder.empty())
       std::filesystem::create_directories(folder);
-    the_experiment(ch, is_quick, folder);
+    the_experiment(ch, choices.quick, folder);
   });
 }

@@ -130,6 +130,54 @@ TEST(LoadTrainedModel, RefusesARunThatStoppedBeforeItsLastStep) {
       path + ": the checkpoint stops at step 2 of 4; run ch11_small_gpt to finish its training"));
 }
 
+// A run on a reader's text: some twenty lines of it, and chapter 11's own recipe (load_text_model()
+// reads no other).
+std::string reader_text() {
+  std::string text;
+  for (int k = 0; k < 20; ++k)
+    text += fmt::format("Line {} of a reader's notes, with words enough to learn from.\n", k);
+  return text;
+}
+
+// A checkpoint of chapter 11's recipe at step 0 (an untrained model), as a run on `text` writes it.
+void save_untrained(const std::string& path, const std::string& text) {
+  const ch11::EncodedCorpus encoded = ch11::encode_corpus(ch11::split_by_position(text));
+  const gpt::TrainingState state = gpt::start(ch11::kModel, ch11::kTraining);
+  gpt::save_checkpoint(
+      path, ch11::fingerprint(ch11::kRecipe, encoded) + ch11::text_fingerprint(text), state);
+}
+
+TEST(LoadTextModel, RefusesAMissingFileSayingHowToTrainIt) {
+  const gpt_test::TempDir dir;
+  const std::string text = dir.file("notes.txt");
+  gpt_test::write_file(text, reader_text());
+  const std::string path = dir.file("notes.checkpoint");
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { ch11::load_text_model(path, text); },
+      path + ": no checkpoint of chapter 11's model is there; run ch11_small_gpt --text " + text));
+}
+
+// The text's own line in the fingerprint: the run on this text is accepted (and refused only
+// because it has not trained yet); a run on the file with one byte of its test part changed,
+// which the recipe's fingerprint does not read, is another run's.
+TEST(LoadTextModel, ReadsOnlyTheCheckpointOfItsOwnText) {
+  const gpt_test::TempDir dir;
+  const std::string text = dir.file("notes.txt");
+  gpt_test::write_file(text, reader_text());
+  const std::string path = dir.file("notes.checkpoint");
+  save_untrained(path, reader_text());
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { ch11::load_text_model(path, text); },
+      fmt::format("{}: the checkpoint stops at step 0 of {}; run ch11_small_gpt --text {} to "
+                  "finish its training",
+                  path, ch11::kRecipe.training.steps, text)));
+  std::string edited = reader_text();  // one byte of the test part: the training part is the same
+  edited[edited.size() - 2] = '!';
+  gpt_test::write_file(text, edited);
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { ch11::load_text_model(path, text); },
+                                                   path + " was made for another run"));
+}
+
 // The fingerprint names the recipe, the tokenizer, the training text and the measurement, so a
 // run differing in any of them cannot resume or load another's checkpoint.
 TEST(Fingerprint, NamesTheRecipeTheTextAndTheMeasurement) {

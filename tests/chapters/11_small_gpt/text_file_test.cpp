@@ -1,14 +1,18 @@
 // Chapter 11 on a reader's text (chapters/11_small_gpt/text_file.hpp): the file's problems named
 // before anything is read, and the split by position into eight tenths, one and one, at line
-// starts where a line starts near enough.
+// starts where a line starts near enough; the line such a run adds to its checkpoint's
+// fingerprint, and where its checkpoint is kept.
 #include <11_small_gpt/text_file.hpp>
+#include <attn/gpt/checkpoint.hpp>
 #include <attn/math/validate.hpp>
 
 #include "bad_input.hpp"
 #include "tiny_gpt.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 namespace {
@@ -70,6 +74,7 @@ TEST(CountLines, CountsLineEndsAndALastLineWithoutOne) {
 TEST(TextFile, NamesWhatKeepsAFileFromBeingAText) {
   TempDir dir;
   const std::string missing = dir.file("missing.txt");
+  EXPECT_EQ(ch11::text_file_problem(""), "no file named: give the text's path");
   EXPECT_EQ(ch11::text_file_problem(missing), "there is no file " + missing);
   EXPECT_EQ(ch11::text_file_problem(dir.file("")), dir.file("") + " is a folder, not a text file");
   const std::string empty = dir.file("empty.txt");
@@ -81,6 +86,27 @@ TEST(TextFile, NamesWhatKeepsAFileFromBeingAText) {
   write_file(text, std::string("any\0bytes\xff\n", 11));
   EXPECT_EQ(ch11::text_file_problem(text), "");
   EXPECT_EQ(ch11::read_text_file(text), std::string("any\0bytes\xff\n", 11));
+}
+
+// The fingerprint's line names the whole text by its size and hash: an edit, even of one byte
+// that keeps the size, makes another run.
+TEST(TextFingerprint, NamesTheWholeTextBySizeAndHash) {
+  EXPECT_EQ(ch11::text_fingerprint(ten_lines()),
+            fmt::format("text 100 bytes, FNV-1a {:016x}, split by position\n",
+                        attn::gpt::fnv1a(ten_lines())));
+  std::string edited = ten_lines();
+  edited[0] = 'L';
+  EXPECT_NE(ch11::text_fingerprint(edited), ch11::text_fingerprint(ten_lines()));
+}
+
+// A reader's text's checkpoint sits beside the Bible's, named after the file, with every byte of
+// the name that a shell or a file system might read otherwise turned into '_'.
+TEST(TextCheckpoint, SitsBesideTheBiblesNamedAfterTheFile) {
+  const std::filesystem::path bible = ATTN_DEFAULT_CHECKPOINT;
+  EXPECT_EQ(ch11::text_checkpoint("/some/folder/my notes;v2.txt"),
+            (bible.parent_path() / "ch11_small_gpt.text-my_notes_v2.txt.checkpoint").string());
+  EXPECT_EQ(ch11::text_checkpoint("GPL-3"),
+            (bible.parent_path() / "ch11_small_gpt.text-GPL-3.checkpoint").string());
 }
 
 }  // namespace
