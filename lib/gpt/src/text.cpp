@@ -106,6 +106,33 @@ double bits_per_byte(const TransformerWeights& weights, const TokenText& text, s
   return bits_per_byte(weights, text, tokens, step);
 }
 
+arma::vec window_bits(const TransformerWeights& weights, const TokenText& text,
+                      const std::vector<arma::uword>& starts, arma::uword length,
+                      const HeadMask& mask) {
+  if (starts.empty())
+    throw math::InputError("window_bits: there is no window");
+  if (length == 0 || length > weights.config.max_length)
+    throw math::InputError(fmt::format("window_bits: windows of {} tokens; the model reads 1 to {}",
+                                       length, weights.config.max_length));
+  for (const arma::uword s : starts)
+    if (s + length >= text.tokens.n_elem)
+      throw math::InputError(fmt::format(
+          "window_bits: a window of {} tokens from token {} needs {} tokens, the text has {}",
+          length, s, s + length + 1, text.tokens.n_elem));
+  // A forward pass a window: one pass over all of them would hold every block's values for every
+  // window at once, and run slower for the memory it walks through.
+  arma::vec bits(starts.size());
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    const arma::uword s = starts[k];
+    const arma::mat logits = sentence_logits(weights, text.tokens.subvec(s, s + length - 1), mask);
+    const arma::uvec targets = text.tokens.subvec(s + 1, s + length);
+    const double nats = math::cross_entropy(logits, targets).loss * static_cast<double>(length);
+    const double bytes = static_cast<double>(arma::accu(text.lengths.subvec(s + 1, s + length)));
+    bits(k) = nats / (bytes * std::numbers::ln2);
+  }
+  return bits;
+}
+
 Evaluation held_out_bits(const TokenText& held_out, std::size_t tokens) {
   return [held_out, tokens](const TransformerWeights& weights, Step& step) {
     return Measurement{.held_out = bits_per_byte(weights, held_out, tokens, step), .training = {}};

@@ -5,6 +5,7 @@
 #include <attn/gpt/forward.hpp>
 #include <attn/gpt/head_mask.hpp>
 #include <attn/gpt/heads.hpp>
+#include <attn/gpt/text.hpp>
 #include <attn/gpt/variants.hpp>
 #include <attn/math/layers.hpp>
 #include <attn/math/mask.hpp>
@@ -17,6 +18,7 @@
 
 #include <cmath>
 #include <functional>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -213,6 +215,64 @@ arma::mat pattern(const std::function<double(uword, uword)>& weight, uword n = 5
     for (uword j = 0; j <= i; ++j)
       A(i, j) = weight(i, j);
   return A;
+}
+
+// A text of 14 tokens, each standing for 1 to 3 bytes.
+const attn::gpt::TokenText kText{.tokens = {1, 4, 2, 6, 0, 3, 3, 3, 5, 6, 1, 9, 10, 7},
+                                 .lengths = {1, 2, 3, 1, 1, 2, 3, 1, 2, 1, 3, 2, 1, 1}};
+
+// The definition, window by window: its tokens' cost predicted from the window's tokens before
+// each (sentence_logits() of the window alone), over the bytes they stand for.
+double bits_of_window(const gpt::TransformerWeights& w, uword start, uword length,
+                      const gpt::HeadMask& mask) {
+  const arma::mat logits =
+      gpt::sentence_logits(w, kText.tokens.subvec(start, start + length - 1), mask);
+  const arma::uvec targets = kText.tokens.subvec(start + 1, start + length);
+  const double nats = attn::math::cross_entropy(logits, targets).loss * static_cast<double>(length);
+  const double bytes =
+      static_cast<double>(arma::accu(kText.lengths.subvec(start + 1, start + length)));
+  return nats / (bytes * std::numbers::ln2);
+}
+
+// Each window's bits per byte, with and without a head masked, overlapping windows included, for
+// every choice of block; a window from the text's start is what bits_per_byte() reads of as
+// many tokens.
+TEST(WindowBits, AreEachWindowScoredAlone) {
+  const std::vector<uword> starts{0, 3, 7, 4};
+  const uword length = 6;
+  for (const auto& [name, config] : every_choice()) {
+    const gpt::TransformerWeights w = attn_test::random_model(config, 23);
+    const gpt::HeadMask none;
+    const gpt::HeadMask zeroed = gpt::HeadMask{}.zero(1, 2);
+    const arma::vec plain = gpt::window_bits(w, kText, starts, length);
+    const arma::vec ablated = gpt::window_bits(w, kText, starts, length, zeroed);
+    ASSERT_EQ(plain.n_elem, starts.size()) << name;
+    for (std::size_t k = 0; k < starts.size(); ++k) {
+      EXPECT_NEAR(plain(k), bits_of_window(w, starts[k], length, none), 1e-12) << name << k;
+      EXPECT_NEAR(ablated(k), bits_of_window(w, starts[k], length, zeroed), 1e-12) << name << k;
+    }
+    EXPECT_GT(arma::abs(ablated - plain).max(), 1e-6) << name;  // the head did something
+    EXPECT_NEAR(gpt::window_bits(w, kText, {0}, length)(0),
+                gpt::bits_per_byte(w, kText, length + 1), 1e-12)
+        << name;
+  }
+}
+
+TEST(WindowBits, RefusesWindowsTheTextOrTheModelCannotHold) {
+  const gpt::TransformerWeights w = attn_test::random_model(attn_test::small_gpt(), 23);
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { gpt::window_bits(w, kText, {}, 4); },
+                                                   "window_bits: there is no window"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { gpt::window_bits(w, kText, {0}, 0); },
+      "window_bits: windows of 0 tokens; the model reads 1 to 6"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { gpt::window_bits(w, kText, {0}, 7); },
+      "window_bits: windows of 7 tokens; the model reads 1 to 6"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] {
+        gpt::window_bits(w, kText, {0, 8}, 6);
+      },
+      "window_bits: a window of 6 tokens from token 8 needs 15 tokens, the text has 14"));
 }
 
 TEST(HeadProfile, OfHeadsMadeByHand) {

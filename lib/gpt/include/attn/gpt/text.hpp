@@ -3,6 +3,7 @@
 ///        each stands for, and the model's cost on it in bits per byte.
 #pragma once
 
+#include <attn/gpt/head_mask.hpp>
 #include <attn/gpt/model.hpp>
 #include <attn/gpt/step.hpp>
 #include <attn/gpt/trainer.hpp>
@@ -12,6 +13,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace attn::gpt {
 
@@ -51,6 +53,21 @@ double bits_per_byte(const TransformerWeights& weights, const TokenText& text,
 ///         above.
 double bits_per_byte(const TransformerWeights& weights, const TokenText& text, std::size_t tokens,
                      Step& step);
+
+/// \brief Bits per byte of each of several windows of a text, each scored alone, with heads
+///        switched off (an ablation) or not. Window \f$k\f$ reads tokens \f$s_k \dots s_k + L -
+///        1\f$ and predicts tokens \f$s_k + 1 \dots s_k + L\f$, each from the window's tokens
+///        before it: \f$\frac{1}{B_k \ln 2}\sum_{i=s_k+1}^{s_k+L} -\ln p(t_i \mid t_{s_k} \dots
+///        t_{i-1})\f$, \f$B_k\f$ the bytes those tokens stand for.
+/// \param weights the model. \param text from encode().
+/// \param starts \f$s_k\f$, each window's first token (at least one window).
+/// \param length \f$L\f$, 1 ... max_length. \param mask the heads switched off (none by default).
+/// \return `(starts.size())`: window \f$k\f$'s bits per byte.
+/// \throws InputError if there is no window, \p length is 0 or above max_length, or a window
+///         has no token after it in \p text; as transformer_forward() does.
+arma::vec window_bits(const TransformerWeights& weights, const TokenText& text,
+                      const std::vector<arma::uword>& starts, arma::uword length,
+                      const HeadMask& mask = {});
 
 /// \brief A measurement for the trainer: bits_per_byte() of the first \p tokens of
 ///        \p held_out (the Measurement's training number is not taken), with the run's Step,
