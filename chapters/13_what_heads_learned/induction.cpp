@@ -51,8 +51,7 @@ CopyTest repeated_text(const arma::uvec& tokens, arma::uword period, std::size_t
 
 namespace {
 
-// Whole sequences, every token of each, one after another, for one forward pass (a copy test's
-// sequence s is rows 2ps ... 2ps + 2p - 1).
+// Whole sequences, every token of each, one after another, for one forward pass.
 struct Packed {
   arma::uvec tokens;
   arma::uvec starts;
@@ -66,58 +65,63 @@ Packed packed(const std::vector<arma::uvec>& sequences) {
   return p;
 }
 
-// Every sequence of the test in one forward pass.
-gpt::TransformerForward forward_over(const gpt::TransformerWeights& weights, const CopyTest& test,
-                                     const gpt::HeadMask& mask) {
-  const Packed p = packed(test.sequences);
-  return gpt::transformer_forward(weights, p.tokens, p.starts, mask);
+// Each sequence of the test through a forward pass of its own, handed to `use` with its index.
+// (One pass over all of them would hold every block's values for every sequence at once, and
+// run slower for the memory it walks through.)
+template <typename Use>
+void each_pass(const gpt::TransformerWeights& weights, const CopyTest& test,
+               const gpt::HeadMask& mask, Use use) {
+  for (std::size_t s = 0; s < test.sequences.size(); ++s)
+    use(s, gpt::transformer_forward(weights, test.sequences[s], arma::uvec{0}, mask));
 }
 
-// The mean cost of rows first ... last of each sequence, row i predicting token i + 1.
-double mean_cost(const arma::mat& logits, const CopyTest& test, arma::uword first,
-                 arma::uword last) {
-  double nats = 0.0;
-  arma::uword rows = 0;
-  const arma::uword n = 2 * test.period;
-  for (std::size_t s = 0; s < test.sequences.size(); ++s) {
-    const arma::uword at = s * n;
-    const arma::mat z = logits.rows(at + first, at + last);
-    const arma::uvec targets = test.sequences[s].subvec(first + 1, last + 1);
-    nats += math::cross_entropy(z, targets).loss * static_cast<double>(targets.n_elem);
-    rows += targets.n_elem;
-  }
-  return nats / static_cast<double>(rows);
+// The summed cost of rows first ... last of a sequence's pass, row i predicting token i + 1.
+double nats_of(const arma::mat& logits, const arma::uvec& sequence, arma::uword first,
+               arma::uword last) {
+  const arma::uvec targets = sequence.subvec(first + 1, last + 1);
+  return math::cross_entropy(logits.rows(first, last), targets).loss *
+         static_cast<double>(targets.n_elem);
 }
 
-// A pass's copy losses and every head's induction score.
-CopyLosses losses_of(const gpt::TransformerForward& pass, const CopyTest& test) {
+// What the copy test reads from the passes: the copy losses and every head's induction score.
+struct CopyReading {
+  CopyLosses losses;
+  arma::mat scores;  // (layers × heads), averaged over the sequences
+};
+CopyReading read_copies(const gpt::TransformerWeights& weights, const CopyTest& test,
+                        const gpt::HeadMask& mask) {
+  const gpt::TransformerConfig& c = weights.config;
   const arma::uword p = test.period;
-  return {.first = mean_cost(pass.logits, test, 0, p - 2),
-          .second = mean_cost(pass.logits, test, p, 2 * p - 2)};
-}
-
-arma::mat scores_of(const gpt::TransformerForward& pass, const gpt::TransformerConfig& c,
-                    const CopyTest& test) {
+  const std::size_t n = test.sequences.size();
+  arma::vec first(n);
+  arma::vec second(n);
   arma::mat scores(c.layers, c.heads, arma::fill::zeros);
-  for (arma::uword s = 0; s < test.sequences.size(); ++s) {
-    const gpt::HeadWeights heads = gpt::attention_weights(pass, s);
+  each_pass(weights, test, mask, [&](std::size_t s, const gpt::TransformerForward& pass) {
+    first(s) = nats_of(pass.logits, test.sequences[s], 0, p - 2);
+    second(s) = nats_of(pass.logits, test.sequences[s], p, 2 * p - 2);
+    const gpt::HeadWeights heads = gpt::attention_weights(pass);
     for (arma::uword l = 0; l < c.layers; ++l)
       for (arma::uword k = 0; k < c.heads; ++k)
-        scores(l, k) += gpt::induction_score(heads[l][k], 0, test.period);
-  }
-  return scores / static_cast<double>(test.sequences.size());
+        scores(l, k) += gpt::induction_score(heads[l][k], 0, p);
+  });
+  const double rows = static_cast<double>(p - 1);  // a copy's rows in each sequence
+  const double all_rows = rows * static_cast<double>(n);
+  return {.losses = {.first = arma::accu(first) / all_rows,
+                     .second = arma::accu(second) / all_rows,
+                     .gains = (first - second) / rows},
+          .scores = scores / static_cast<double>(n)};
 }
 
 }  // namespace
 
 CopyLosses copy_losses(const gpt::TransformerWeights& weights, const CopyTest& test,
                        const gpt::HeadMask& mask) {
-  return losses_of(forward_over(weights, test, mask), test);
+  return read_copies(weights, test, mask).losses;
 }
 
 arma::mat induction_scores(const gpt::TransformerWeights& weights, const CopyTest& test,
                            const gpt::HeadMask& mask) {
-  return scores_of(forward_over(weights, test, mask), weights.config, test);
+  return read_copies(weights, test, mask).scores;
 }
 
 std::vector<std::vector<arma::rowvec>> head_means_over(const gpt::TransformerWeights& weights,
@@ -127,15 +131,14 @@ std::vector<std::vector<arma::rowvec>> head_means_over(const gpt::TransformerWei
 }
 
 arma::mat previous_token_weights(const gpt::TransformerWeights& weights, const CopyTest& test) {
-  const gpt::TransformerForward pass = forward_over(weights, test, {});
   const gpt::TransformerConfig& c = weights.config;
   arma::mat previous(c.layers, c.heads, arma::fill::zeros);
-  for (arma::uword s = 0; s < test.sequences.size(); ++s) {
-    const gpt::HeadWeights heads = gpt::attention_weights(pass, s);
+  each_pass(weights, test, {}, [&](std::size_t, const gpt::TransformerForward& pass) {
+    const gpt::HeadWeights heads = gpt::attention_weights(pass);
     for (arma::uword l = 0; l < c.layers; ++l)
       for (arma::uword k = 0; k < c.heads; ++k)
         previous(l, k) += gpt::profile(heads[l][k]).previous_token;
-  }
+  });
   return previous / static_cast<double>(test.sequences.size());
 }
 
@@ -208,11 +211,10 @@ namespace {
 // first-copy loss and the best head's induction score as the others.
 gpt::Evaluation on_the_copy_test(const CopyTest& test) {
   return [test](const gpt::TransformerWeights& weights, gpt::Step&) {
-    const gpt::TransformerForward pass = forward_over(weights, test, {});  // one pass for both
-    const CopyLosses losses = losses_of(pass, test);
-    return gpt::Measurement{.held_out = losses.second,
+    const CopyReading reading = read_copies(weights, test, {});  // one pass a sequence for both
+    return gpt::Measurement{.held_out = reading.losses.second,
                             .training = {},
-                            .others = {losses.first, scores_of(pass, weights.config, test).max()}};
+                            .others = {reading.losses.first, reading.scores.max()}};
   };
 }
 

@@ -57,6 +57,7 @@ CopyTest repeated_text(const arma::uvec& tokens, arma::uword period, std::size_t
 struct CopyLosses {
   double first = 0.0;   ///< on the first copy.
   double second = 0.0;  ///< on the second copy.
+  arma::vec gains;      ///< each sequence's own gain (its first copy's cost minus its second's).
   /// \brief The in-context gain: how much cheaper the second copy is. \return first − second.
   [[nodiscard]] double gain() const { return first - second; }
 };
@@ -64,7 +65,7 @@ struct CopyLosses {
 /// \brief The copy losses of a model, with some heads masked or none, by the readable forward
 ///        pass in double. \param weights the model. \param test from copy_test(), whose
 ///        sequences fit the model's context. \param mask the heads switched off.
-/// \return the means over every sequence's rows.
+/// \return the means over every sequence's rows, and each sequence's gain, from one forward pass.
 /// \throws as gpt::sentence_logits() does.
 CopyLosses copy_losses(const gpt::TransformerWeights& weights, const CopyTest& test,
                        const gpt::HeadMask& mask = {});

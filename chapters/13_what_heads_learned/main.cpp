@@ -21,6 +21,7 @@
 #include <attn/gpt/forward.hpp>
 #include <attn/gpt/head_mask.hpp>
 #include <attn/gpt/heads.hpp>
+#include <attn/gpt/text.hpp>
 #include <attn/math/layers.hpp>
 #include <attn/math/validate.hpp>
 #include <attn/stats/experiment.hpp>
@@ -32,7 +33,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <numbers>
 #include <optional>
 #include <string>
 #include <vector>
@@ -304,20 +304,10 @@ std::vector<std::vector<gpt::HeadProfile>> the_profiles(attn::book::Chapter& ch,
   return profiles;
 }
 
-// One in-context gain per sequence of a copying test, for intervals.
-arma::vec gains_each(const gpt::TransformerWeights& w, const ch13::CopyTest& test,
-                     const gpt::HeadMask& mask) {
-  arma::vec gains(test.sequences.size());
-  for (std::size_t s = 0; s < test.sequences.size(); ++s) {
-    const ch13::CopyTest one{.sequences = {test.sequences[s]}, .period = test.period};
-    gains(s) = ch13::copy_losses(w, one, mask).gain();
-  }
-  return gains;
-}
-
 // A copying test's in-context gain with its interval over the sequences, in words.
-std::string gain_in_words(const ch13::CopyLosses& losses, const arma::vec& gains) {
-  const stats::Difference gain = stats::paired(gains, arma::zeros(gains.n_elem), 0.95);
+std::string gain_in_words(const ch13::CopyLosses& losses) {
+  const stats::Difference gain =
+      stats::paired(losses.gains, arma::zeros(losses.gains.n_elem), 0.95);
   return fmt::format(
       "first copy {:.2f}, second {:.2f}: a gain of {:+.2f} nats, 95% interval "
       "[{:+.2f}, {:+.2f}]",
@@ -355,30 +345,10 @@ ch13::CopyTest the_copying(attn::book::Chapter& ch, const ch11::TrainedModel& mo
   fmt::print(ch.out,
              "The cost in nats a token (ln V = {:.2f}), 95% intervals over the sequences:\n",
              std::log(static_cast<double>(w.config.vocabulary)));
-  fmt::print(ch.out, "  random tokens:  {}\n",
-             gain_in_words(ch13::copy_losses(w, random), gains_each(w, random, {})));
+  fmt::print(ch.out, "  random tokens:  {}\n", gain_in_words(ch13::copy_losses(w, random)));
   fmt::print(ch.out, "  validation text, {} segments of {} tokens each repeated:\n    {}\n",
-             text.sequences.size(), text.period,
-             gain_in_words(ch13::copy_losses(w, text), gains_each(w, text, {})));
+             text.sequences.size(), text.period, gain_in_words(ch13::copy_losses(w, text)));
   return text;
-}
-
-// Bits per byte of each window of `length` tokens that starts at one of `starts`, each token
-// predicted from the window's tokens before it.
-arma::vec window_bits(const gpt::TransformerWeights& w, const gpt::TokenText& text,
-                      const std::vector<arma::uword>& starts, arma::uword length,
-                      const gpt::HeadMask& mask) {
-  arma::vec bits(starts.size());
-  for (std::size_t k = 0; k < starts.size(); ++k) {
-    const arma::uword s = starts[k];
-    const arma::mat logits = gpt::sentence_logits(w, text.tokens.subvec(s, s + length - 1), mask);
-    const arma::uvec targets = text.tokens.subvec(s + 1, s + length);
-    const double nats =
-        attn::math::cross_entropy(logits, targets).loss * static_cast<double>(targets.n_elem);
-    const double bytes = static_cast<double>(arma::accu(text.lengths.subvec(s + 1, s + length)));
-    bits(k) = nats / (bytes * std::numbers::ln2);
-  }
-  return bits;
 }
 
 // Each head of chapter 11's model replaced by its mean output, alone: the change in bits per
@@ -395,8 +365,8 @@ void the_ablations(attn::book::Chapter& ch, const ch11::TrainedModel& model,
   std::vector<arma::uword> scored;  // windows of length + 1 tokens, one after another
   for (arma::uword k = 0; k < sizes.scored_windows; ++k)
     scored.push_back(k * (length + 1));
-  const arma::vec plain_bits = window_bits(w, model.text.validation, scored, length, {});
-  const arma::vec plain_gains = gains_each(w, text, {});
+  const arma::vec plain_bits = gpt::window_bits(w, model.text.validation, scored, length, {});
+  const arma::vec plain_gains = ch13::copy_losses(w, text).gains;
   const std::size_t heads = c.layers * c.heads;
   const double each = stats::bonferroni_confidence(kFamilyConfidence, heads);
   fmt::print(ch.out,
@@ -419,9 +389,9 @@ void the_ablations(attn::book::Chapter& ch, const ch11::TrainedModel& model,
     const arma::uword l = job / c.heads;
     const arma::uword k = job % c.heads;
     const gpt::HeadMask mask = gpt::HeadMask{}.replace(l, k, means[l][k]);
-    bits[job] = stats::paired(window_bits(w, model.text.validation, scored, length, mask),
+    bits[job] = stats::paired(gpt::window_bits(w, model.text.validation, scored, length, mask),
                               plain_bits, each);
-    gains[job] = stats::paired(gains_each(w, text, mask), plain_gains, each);
+    gains[job] = stats::paired(ch13::copy_losses(w, text, mask).gains, plain_gains, each);
   });
   arma::mat bits_change(c.layers, c.heads);
   for (std::size_t job = 0; job < heads; ++job) {
@@ -441,7 +411,7 @@ void the_ablations(attn::book::Chapter& ch, const ch11::TrainedModel& model,
   std::vector<arma::uword> other;  // the next windows of the validation text
   for (arma::uword k = 0; k < sizes.scored_windows; ++k)
     other.push_back((sizes.scored_windows + k) * (length + 1));
-  const arma::vec plain_other = window_bits(w, model.text.validation, other, length, {});
+  const arma::vec plain_other = gpt::window_bits(w, model.text.validation, other, length, {});
   // bits_change is (layers × heads), stored a column at a time: entry l + k·layers is head k of
   // block l.
   const arma::uvec order = arma::sort_index(arma::vectorise(bits_change));
@@ -455,7 +425,7 @@ void the_ablations(attn::book::Chapter& ch, const ch11::TrainedModel& model,
       const auto [l, k] = head_at(q);
       together.replace(l, k, means[l][k]);
     }
-    rises[r] = stats::paired(window_bits(w, model.text.validation, other, length, together),
+    rises[r] = stats::paired(gpt::window_bits(w, model.text.validation, other, length, together),
                              plain_other, 0.95);
   });
   arma::uword gone = 0;  // heads that can go together, by the test
