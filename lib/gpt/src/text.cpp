@@ -49,11 +49,11 @@ std::vector<ScoredWindow> scored_windows(arma::uword n, const TransformerConfig&
 }
 
 // The summed cost of a window's scored tokens, each predicted by the row before it (row
-// i − 1 − first): cross-entropy's mean times their number.
-double window_nats(const TransformerWeights& weights, const TokenText& text,
-                   const ScoredWindow& w) {
+// i − 1 − first): cross-entropy's mean times their number. The heads in `mask` are switched off.
+double window_nats(const TransformerWeights& weights, const TokenText& text, const ScoredWindow& w,
+                   const HeadMask& mask = {}) {
   const arma::uvec inputs = text.tokens.subvec(w.first, w.last - 1);
-  const arma::mat logits = sentence_logits(weights, inputs);
+  const arma::mat logits = sentence_logits(weights, inputs, mask);
   const arma::uvec targets = text.tokens.subvec(w.scored_from + 1, w.last);
   const arma::mat rows = logits.rows(w.scored_from - w.first, w.last - 1 - w.first);
   return math::cross_entropy(rows, targets).loss * static_cast<double>(targets.n_elem);
@@ -124,11 +124,9 @@ arma::vec window_bits(const TransformerWeights& weights, const TokenText& text,
   arma::vec bits(starts.size());
   for (std::size_t k = 0; k < starts.size(); ++k) {
     const arma::uword s = starts[k];
-    const arma::mat logits = sentence_logits(weights, text.tokens.subvec(s, s + length - 1), mask);
-    const arma::uvec targets = text.tokens.subvec(s + 1, s + length);
-    const double nats = math::cross_entropy(logits, targets).loss * static_cast<double>(length);
+    const ScoredWindow window{.first = s, .last = s + length, .scored_from = s};
     const double bytes = static_cast<double>(arma::accu(text.lengths.subvec(s + 1, s + length)));
-    bits(k) = nats / (bytes * std::numbers::ln2);
+    bits(k) = window_nats(weights, text, window, mask) / (bytes * std::numbers::ln2);
   }
   return bits;
 }

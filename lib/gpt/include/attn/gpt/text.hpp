@@ -64,7 +64,7 @@ double bits_per_byte(const TransformerWeights& weights, const TokenText& text, s
 /// \param length \f$L\f$, 1 ... max_length. \param mask the heads switched off (none by default).
 /// \return `(starts.size())`: window \f$k\f$'s bits per byte.
 /// \throws InputError if there is no window, \p length is 0 or above max_length, or a window
-///         has no token after it in \p text; as transformer_forward() does.
+///         has no token after it in \p text; as sentence_logits() does.
 arma::vec window_bits(const TransformerWeights& weights, const TokenText& text,
                       const std::vector<arma::uword>& starts, arma::uword length,
                       const HeadMask& mask = {});
