@@ -251,8 +251,7 @@ Run prepare(const Choices& choices) {
   }
   run.training_bytes_per_token = static_cast<double>(run.text.corpus.training.size()) /
                                  static_cast<double>(run.text.training.tokens.n_elem);
-  run.fingerprint = ch11::fingerprint(run.recipe, run.text);
-  run.fingerprint += run.text_named;  // a checkpoint of another text is another run's
+  run.fingerprint = ch11::fingerprint(run.recipe, run.text, run.text_named);
   return run;
 }
 

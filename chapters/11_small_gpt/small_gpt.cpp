@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -29,34 +32,54 @@ EncodedCorpus encode_corpus(Corpus corpus, std::size_t vocabulary) {
           .test = std::move(test)};
 }
 
-std::string fingerprint(const Recipe& recipe, const EncodedCorpus& text) {
+std::string fingerprint(const Recipe& recipe, const EncodedCorpus& text,
+                        const std::string& text_line) {
   return gpt::run_fingerprint(
-      recipe.model, recipe.training, text.tokenizer, text.corpus.training,
-      fmt::format("bits per byte of the first {} validation and training tokens",
-                  recipe.evaluation_tokens));
+             recipe.model, recipe.training, text.tokenizer, text.corpus.training,
+             fmt::format("bits per byte of the first {} validation and training tokens",
+                         recipe.evaluation_tokens)) +
+         text_line;
 }
 
 namespace {
 
-// A checkpoint of one of chapter 11's runs, read against its fingerprint plus `text_line` (a
-// reader's text's, or nothing); `command` trains it.
-TrainedModel load(const std::string& path, const Recipe& recipe, Corpus corpus,
-                  const std::string& text_line, const std::string& command) {
+// Refuses a checkpoint that is not there, or not a whole checkpoint file: the file alone, before
+// any tokenizer is learned. `command` trains it.
+void check_there(const std::string& path, const std::string& command) {
   std::error_code error;
   if (!std::filesystem::exists(path, error))
     throw math::InputError(
         fmt::format("{}: no checkpoint of chapter 11's model is there; run {}, which trains it "
                     "(for some minutes) and writes it there",
                     path, command));
-  gpt::check_checkpoint_file(path);  // before the tokenizer is learned: the file alone
-  EncodedCorpus text = encode_corpus(std::move(corpus), recipe.model.vocabulary);
-  gpt::TrainingState state = gpt::load_checkpoint(path, fingerprint(recipe, text) + text_line,
+  gpt::check_checkpoint_file(path);
+}
+
+// The checkpoint read against the run's fingerprint (with a reader's text's line, or none); a run
+// that stopped before its last step is refused.
+TrainedModel read_run(const std::string& path, const Recipe& recipe, EncodedCorpus text,
+                      const std::string& text_line, const std::string& command) {
+  gpt::TrainingState state = gpt::load_checkpoint(path, fingerprint(recipe, text, text_line),
                                                   recipe.model, recipe.training);
   if (state.step != recipe.training.steps)
     throw math::InputError(
         fmt::format("{}: the checkpoint stops at step {} of {}; run {} to finish its training",
                     path, state.step, recipe.training.steps, command));
   return {.recipe = recipe, .text = std::move(text), .state = std::move(state)};
+}
+
+// A path as one word of a shell command: as it is if nothing in it is special, else in quotes.
+std::string shell_word(const std::string& path) {
+  const bool plain = std::all_of(path.begin(), path.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           (c != '\0' && std::strchr("/._-+", c) != nullptr);
+  });
+  if (plain && !path.empty())
+    return path;
+  std::string quoted = "'";
+  for (const char c : path)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
 }
 
 }  // namespace
@@ -66,13 +89,25 @@ TrainedModel load_trained_model(const std::string& path) {
 }
 
 TrainedModel load_trained_model(const std::string& path, const Recipe& recipe, Corpus corpus) {
-  return load(path, recipe, std::move(corpus), "", "ch11_small_gpt");
+  const std::string command = "ch11_small_gpt";
+  check_there(path, command);
+  return read_run(path, recipe, encode_corpus(std::move(corpus), recipe.model.vocabulary), "",
+                  command);
 }
 
-TrainedModel load_text_model(const std::string& path, const std::string& text_path) {
-  const std::string text = read_text_file(text_path);
-  return load(path, kRecipe, split_by_position(text), text_fingerprint(text),
-              fmt::format("ch11_small_gpt --text {}", text_path));
+ReaderText read_reader_text(const std::string& path) {
+  const std::string text = read_text_file(path);
+  return {.path = path,
+          .encoded = encode_corpus(split_by_position(text)),
+          .text_line = text_fingerprint(text)};
+}
+
+TrainedModel load_text_model(const std::string& path, ReaderText text) {
+  std::string command = "ch11_small_gpt --text " + shell_word(text.path);
+  if (path != text_checkpoint(text.path))
+    command += " --checkpoint " + shell_word(path);
+  check_there(path, command);
+  return read_run(path, kRecipe, std::move(text.encoded), text.text_line, command);
 }
 
 std::string axis_label(const std::string& bytes) {

@@ -111,11 +111,14 @@ EncodedCorpus encode_corpus(Corpus corpus, std::size_t vocabulary = kVocabulary)
 /// \brief What a checkpoint of one of chapter 11's runs carries, and must carry to be resumed
 ///        or loaded: gpt::run_fingerprint() of the recipe, the tokenizer and the training part,
 ///        with its measurement named ("bits per byte of the first 8192 validation and training
-///        tokens").
+///        tokens"), and for a run on a reader's text that text's own line.
 /// \param recipe the run. \param text its corpus, as encode_corpus() returned it.
-/// \return the fingerprint, one line a field. (A run on a reader's `--text` adds a line naming
-///         that text; see main.cpp.)
-std::string fingerprint(const Recipe& recipe, const EncodedCorpus& text);
+/// \param text_line for a run on a reader's `--text`, text_fingerprint() of the whole file (so a
+///        checkpoint of another text, or of the file edited, is another run's); empty for the
+///        King James Bible.
+/// \return the fingerprint, one line a field.
+std::string fingerprint(const Recipe& recipe, const EncodedCorpus& text,
+                        const std::string& text_line = {});
 
 /// \brief A token as a figure's axis shows it: attn::text::printable(), with each space drawn
 ///        as "␣" (U+2423), which a tick label would otherwise lose at its start (` God` would
@@ -149,13 +152,27 @@ TrainedModel load_trained_model(const std::string& path = ATTN_DEFAULT_CHECKPOIN
 /// \throws attn::math::InputError as load_trained_model() does.
 TrainedModel load_trained_model(const std::string& path, const Recipe& recipe, Corpus corpus);
 
-/// \brief load_trained_model() for a run on a reader's text (`ch11_small_gpt --text FILE`): the
-///        file read and split by position (split_by_position()), its tokenizer learned again,
-///        and the checkpoint read against the run's fingerprint with the text's own line
-///        (text_fingerprint()), so that a checkpoint of another text is refused.
-/// \param path the checkpoint (ch11_small_gpt writes it at text_checkpoint() of the file).
-/// \param text_path the reader's text. \return the model, its text and tokenizer, and kRecipe.
-/// \throws attn::math::InputError as read_text_file() and load_trained_model() do.
-TrainedModel load_text_model(const std::string& path, const std::string& text_path);
+/// \brief A reader's text (`ch11_small_gpt --text FILE`) as chapter 11 trains on it.
+struct ReaderText {
+  std::string path;       ///< the file.
+  EncodedCorpus encoded;  ///< split by position (split_by_position()) and encoded.
+  std::string text_line;  ///< text_fingerprint() of the whole file, for fingerprint().
+};
+
+/// \brief Reads a reader's text, splits it by position and encodes it (encode_corpus()): what
+///        load_text_model() reads the checkpoint against, and what a chapter can measure before
+///        it looks for one. \param path the file. \return the text.
+/// \throws attn::math::InputError as read_text_file() and encode_corpus() do.
+ReaderText read_reader_text(const std::string& path);
+
+/// \brief load_trained_model() for a run on a reader's text: the checkpoint read against the
+///        run's fingerprint with the text's own line, so that a checkpoint of another text is
+///        refused.
+/// \param path the checkpoint (ch11_small_gpt writes it at text_checkpoint() of the file unless
+///        given `--checkpoint`). \param text from read_reader_text().
+/// \return the model, its text and tokenizer, and kRecipe.
+/// \throws attn::math::InputError as load_trained_model() does; the command it suggests to train
+///         the model names the text and, if it is not the default, the checkpoint.
+TrainedModel load_text_model(const std::string& path, ReaderText text);
 
 }  // namespace attn::ch11

@@ -83,13 +83,14 @@ double nats_of(const arma::mat& logits, const arma::uvec& sequence, arma::uword 
          static_cast<double>(targets.n_elem);
 }
 
-// What the copy test reads from the passes: the copy losses and every head's induction score.
+// What the copy test reads from the passes: the copy losses and, if asked for, every head's
+// induction score.
 struct CopyReading {
   CopyLosses losses;
-  arma::mat scores;  // (layers × heads), averaged over the sequences
+  arma::mat scores;  // (layers × heads), averaged over the sequences; zeros if not asked for
 };
 CopyReading read_copies(const gpt::TransformerWeights& weights, const CopyTest& test,
-                        const gpt::HeadMask& mask) {
+                        const gpt::HeadMask& mask, bool with_scores) {
   const gpt::TransformerConfig& c = weights.config;
   const arma::uword p = test.period;
   const std::size_t n = test.sequences.size();
@@ -99,6 +100,8 @@ CopyReading read_copies(const gpt::TransformerWeights& weights, const CopyTest& 
   each_pass(weights, test, mask, [&](std::size_t s, const gpt::TransformerForward& pass) {
     first(s) = nats_of(pass.logits, test.sequences[s], 0, p - 2);
     second(s) = nats_of(pass.logits, test.sequences[s], p, 2 * p - 2);
+    if (!with_scores)
+      return;
     const gpt::HeadWeights heads = gpt::attention_weights(pass);
     for (arma::uword l = 0; l < c.layers; ++l)
       for (arma::uword k = 0; k < c.heads; ++k)
@@ -116,12 +119,12 @@ CopyReading read_copies(const gpt::TransformerWeights& weights, const CopyTest& 
 
 CopyLosses copy_losses(const gpt::TransformerWeights& weights, const CopyTest& test,
                        const gpt::HeadMask& mask) {
-  return read_copies(weights, test, mask).losses;
+  return read_copies(weights, test, mask, false).losses;
 }
 
 arma::mat induction_scores(const gpt::TransformerWeights& weights, const CopyTest& test,
                            const gpt::HeadMask& mask) {
-  return read_copies(weights, test, mask).scores;
+  return read_copies(weights, test, mask, true).scores;
 }
 
 std::vector<std::vector<arma::rowvec>> head_means_over(const gpt::TransformerWeights& weights,
@@ -211,7 +214,8 @@ namespace {
 // first-copy loss and the best head's induction score as the others.
 gpt::Evaluation on_the_copy_test(const CopyTest& test) {
   return [test](const gpt::TransformerWeights& weights, gpt::Step&) {
-    const CopyReading reading = read_copies(weights, test, {});  // one pass a sequence for both
+    const CopyReading reading =
+        read_copies(weights, test, {}, true);  // one pass a sequence for both
     return gpt::Measurement{.held_out = reading.losses.second,
                             .training = {},
                             .others = {reading.losses.first, reading.scores.max()}};

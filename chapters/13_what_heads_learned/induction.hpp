@@ -57,7 +57,8 @@ CopyTest repeated_text(const arma::uvec& tokens, arma::uword period, std::size_t
 struct CopyLosses {
   double first = 0.0;   ///< on the first copy.
   double second = 0.0;  ///< on the second copy.
-  arma::vec gains;      ///< each sequence's own gain (its first copy's cost minus its second's).
+  arma::vec gains;  ///< each sequence's own gain, in nats a token: its first copy's mean cost minus
+                    ///< its second's (each over p − 1 rows); their mean is gain().
   /// \brief The in-context gain: how much cheaper the second copy is. \return first − second.
   [[nodiscard]] double gain() const { return first - second; }
 };
@@ -65,7 +66,8 @@ struct CopyLosses {
 /// \brief The copy losses of a model, with some heads masked or none, by the readable forward
 ///        pass in double. \param weights the model. \param test from copy_test(), whose
 ///        sequences fit the model's context. \param mask the heads switched off.
-/// \return the means over every sequence's rows, and each sequence's gain, from one forward pass.
+/// \return the means over every sequence's rows, and each sequence's gain (a forward pass a
+///         sequence).
 /// \throws as gpt::sentence_logits() does.
 CopyLosses copy_losses(const gpt::TransformerWeights& weights, const CopyTest& test,
                        const gpt::HeadMask& mask = {});

@@ -22,7 +22,6 @@
 #include <attn/gpt/head_mask.hpp>
 #include <attn/gpt/heads.hpp>
 #include <attn/gpt/text.hpp>
-#include <attn/math/layers.hpp>
 #include <attn/math/validate.hpp>
 #include <attn/stats/experiment.hpp>
 
@@ -63,18 +62,21 @@ const double kFamilyConfidence = 0.95;  // that every interval of a family holds
 // How much each measurement reads: the book's run, and --quick's.
 struct Sizes {
   arma::uword profile_windows;  // validation windows the profiles average over
-  std::size_t copy_sequences;   // sequences of each copying test
+  std::size_t copy_sequences;   // sequences of random tokens in the copying test
+  std::size_t text_sequences;   // segments of the validation text in the copying test
   arma::uword mean_windows;     // training windows the heads' means are taken over
   arma::uword scored_windows;   // validation windows the ablations are scored on
   arma::uword streamed_tokens;  // tokens each cache reads
 };
 const Sizes kSizes{.profile_windows = 16,
                    .copy_sequences = 24,
+                   .text_sequences = 24,
                    .mean_windows = 16,
                    .scored_windows = 32,
                    .streamed_tokens = ch13::kStreamedTokens};
 const Sizes kQuickSizes{.profile_windows = 2,
                         .copy_sequences = 3,
+                        .text_sequences = 3,
                         .mean_windows = 2,
                         .scored_windows = 3,
                         .streamed_tokens = 256};
@@ -134,57 +136,76 @@ double even_entropy(arma::uword n) {
   return sum / static_cast<double>(n - 1);
 }
 
-// Chapter 11's model, from its checkpoint (of a run on the reader's text, with --text); --quick:
-// a random model of its sizes (every piece is measured, none of it means anything).
-ch11::TrainedModel the_model(attn::book::Chapter& ch, const Choices& choices) {
-  if (!choices.quick) {
-    ch11::TrainedModel model;
-    try {
-      model = choices.text.empty() ? ch11::load_trained_model(choices.checkpoint)
-                                   : ch11::load_text_model(choices.checkpoint, choices.text);
-    } catch (const attn::math::InputError& e) {  // no such file, not a checkpoint, another run's
-      throw attn::book::CommandLineError("--checkpoint", e.what());
-    }
-    fmt::print(ch.out,
-               "Chapter 11's model, read from its checkpoint: {} blocks of {} heads, d_model\n",
-               model.recipe.model.layers, model.recipe.model.heads);
-    fmt::print(ch.out, "{}, a context of {} tokens, trained {} steps on {}.\n",
-               model.recipe.model.d_model, model.recipe.model.max_length, model.state.step,
-               choices.text.empty()
-                   ? std::string("the King James Bible")
-                   : std::filesystem::path(choices.text).filename().string() + " (--text)");
-    return model;
-  }
-  ch11::TrainedModel model{.recipe = ch11::kRecipe,
-                           .text = ch11::encode_corpus(ch11::read_split_bible().corpus),
-                           .state = gpt::start(ch11::kModel, ch11::kTraining)};
-  fmt::print(ch.out, "--quick: a random model of chapter 11's sizes, untrained ({} blocks of {}\n",
-             ch11::kModel.layers, ch11::kModel.heads);
-  fmt::print(ch.out, "heads): every measurement runs, none of them means anything.\n");
-  return model;
-}
-
-// The sizes the measurements want, cut to what the model's text holds: a reader's text (--text)
-// may be short. Refuses a text whose validation part cannot give the ablations two windows to
-// order the heads on and two others to test them on.
-Sizes fitted(const Sizes& wanted, const ch11::TrainedModel& model, const Choices& choices) {
-  const arma::uword length = model.recipe.model.max_length;
-  const arma::uword validation = model.text.validation.tokens.n_elem;
-  const arma::uword training = model.text.training.tokens.n_elem;
-  const arma::uword least = 2;  // an interval needs two
+// The sizes the measurements of chapter 11's model want, cut to what its text holds: a reader's
+// text (--text) may be short. (The random tokens and chapter 12's models on the Bible keep theirs.)
+// Refuses a text whose validation part cannot give the ablations two windows to order the heads
+// on and two others to test them on: an interval needs two.
+Sizes fitted(const Sizes& wanted, const ch11::EncodedCorpus& text, const Choices& choices) {
+  const arma::uword length = ch11::kModel.max_length;
+  const arma::uword validation = text.validation.tokens.n_elem;
+  const arma::uword training = text.training.tokens.n_elem;
+  const arma::uword least = 2;
   Sizes sizes = wanted;
   sizes.profile_windows = std::min(wanted.profile_windows, validation / length);
-  sizes.copy_sequences = std::min<std::size_t>(wanted.copy_sequences, validation / kCopyPeriod);
+  sizes.text_sequences = std::min<std::size_t>(wanted.text_sequences, validation / kCopyPeriod);
   sizes.mean_windows = std::min(wanted.mean_windows, training / length);
   sizes.scored_windows = std::min(wanted.scored_windows, validation / (2 * (length + 1)));
-  if (sizes.scored_windows < least)
+  if (sizes.scored_windows < least) {
+    const double bytes_per_token = static_cast<double>(text.corpus.validation.size()) /
+                                   static_cast<double>(std::max<arma::uword>(validation, 1));
+    const arma::uword needed = 2 * least * (length + 1);
     throw attn::book::CommandLineError(
-        "--text", fmt::format("{}: its validation part encodes to {} tokens, and the ablations "
-                              "need {} (two windows of {} tokens and the one after each to order "
-                              "the heads, and two others to test them): train chapter 11 on a "
-                              "longer text",
-                              choices.text, validation, 2 * least * (length + 1), length));
+        "--text",
+        fmt::format("{}: its validation part encodes to {} tokens, and the ablations need {} (two "
+                    "windows of {} tokens and the one after each to order the heads, two others "
+                    "to test them); at {:.1f} bytes a token, a text of some {:.0f} bytes or more; "
+                    "nothing was trained",
+                    choices.text, validation, needed, length, bytes_per_token,
+                    std::ceil(static_cast<double>(needed) * bytes_per_token * ch11::kTenths /
+                              ch11::kValidationTenths)));
+  }
   return sizes;
+}
+
+// Chapter 11's model, from its checkpoint (of a run on the reader's text, with --text, whose
+// size is judged first); --quick: a random model of its sizes (every piece is measured, none of
+// it means anything).
+ch11::TrainedModel the_model(attn::book::Chapter& ch, const Choices& choices, const Sizes& wanted) {
+  if (choices.quick) {
+    ch11::TrainedModel model{.recipe = ch11::kRecipe,
+                             .text = ch11::encode_corpus(ch11::read_split_bible().corpus),
+                             .state = gpt::start(ch11::kModel, ch11::kTraining)};
+    fmt::print(ch.out,
+               "--quick: a random model of chapter 11's sizes, untrained ({} blocks of {}\n",
+               ch11::kModel.layers, ch11::kModel.heads);
+    fmt::print(ch.out, "heads): every measurement runs, none of them means anything.\n");
+    return model;
+  }
+  std::optional<ch11::ReaderText> text;
+  if (!choices.text.empty()) {
+    try {
+      text = ch11::read_reader_text(choices.text);
+    } catch (const attn::math::InputError& e) {  // the file changed since the command line
+      throw attn::book::CommandLineError("--text", e.what());
+    }
+    fitted(wanted, text->encoded, choices);  // too short a text is refused before anything else
+  }
+  ch11::TrainedModel model;
+  try {
+    model = text ? ch11::load_text_model(choices.checkpoint, std::move(*text))
+                 : ch11::load_trained_model(choices.checkpoint);
+  } catch (const attn::math::InputError& e) {  // no such file, not a checkpoint, another run's
+    throw attn::book::CommandLineError("--checkpoint", e.what());
+  }
+  fmt::print(ch.out,
+             "Chapter 11's model, read from its checkpoint: {} blocks of {} heads, d_model\n",
+             model.recipe.model.layers, model.recipe.model.heads);
+  fmt::print(ch.out, "{}, a context of {} tokens, trained {} steps on {}.\n",
+             model.recipe.model.d_model, model.recipe.model.max_length, model.state.step,
+             choices.text.empty()
+                 ? std::string("the King James Bible")
+                 : std::filesystem::path(choices.text).filename().string() + " (--text)");
+  return model;
 }
 
 // The validation part's first line that is not empty (a verse, in the Bible), at most a context
@@ -208,16 +229,16 @@ gpt::TokenText first_line(const ch11::TrainedModel& model) {
 // one panel a head.
 void the_gallery(attn::book::Chapter& ch, const ch11::TrainedModel& model, const Choices& choices) {
   const gpt::TransformerWeights& w = model.state.weights;
-  const std::string verse = choices.text.empty() ? "verse" : "line";
+  const std::string unit = choices.text.empty() ? "verse" : "line";
   const arma::uvec tokens = first_line(model).tokens;
   std::vector<attn::text::TokenId> ids(tokens.begin(), tokens.end());
-  const std::string words = model.text.tokenizer.decode(ids);
+  const std::string words = attn::text::printable(model.text.tokenizer.decode(ids));
   std::vector<std::string> labels;
   for (const arma::uword id : tokens)
     labels.push_back(ch11::axis_label(model.text.tokenizer.token_bytes(id)));
   const gpt::TransformerForward pass = gpt::transformer_forward(w, tokens, {0});
   const gpt::HeadWeights heads = gpt::attention_weights(pass);
-  fmt::print(ch.out, "\nThe validation text's first {}, {} tokens:\n  {}\n", verse, tokens.n_elem,
+  fmt::print(ch.out, "\nThe validation text's first {}, {} tokens:\n  {}\n", unit, tokens.n_elem,
              words);
 
   // What the chapter reads is what the model computed with: rows of weights that sum to 1,
@@ -242,9 +263,9 @@ void the_gallery(attn::book::Chapter& ch, const ch11::TrainedModel& model, const
   const arma::mat masked_nothing = gpt::sentence_logits(w, tokens, gpt::HeadMask{});
   const bool plain = arma::all(arma::vectorise(masked_nothing == pass.logits));
   ch.checks.claim(fmt::format("every head's weights on the {}: each row sums to 1 within {:g}",
-                              verse, kRowSumTolerance),
+                              unit, kRowSumTolerance),
                   rows_sum_to_one);
-  ch.checks.claim(fmt::format("every head's weights on the {}: none on a later token", verse),
+  ch.checks.claim(fmt::format("every head's weights on the {}: none on a later token", unit),
                   causal);
   ch.checks.claim(
       "a head mask that masks nothing gives the plain forward pass, every logit to "
@@ -252,7 +273,7 @@ void the_gallery(attn::book::Chapter& ch, const ch11::TrainedModel& model, const
       plain);
   ch.plots.heatmaps(
       {.name = "13-01-heads",
-       .title = fmt::format("Every head of chapter 11's model on a {} (a block a row)", verse),
+       .title = fmt::format("Every head of chapter 11's model on a {} (a block a row)", unit),
        .panels = panels,
        .columns = w.config.heads});
 }
@@ -323,7 +344,7 @@ ch13::CopyTest the_copying(attn::book::Chapter& ch, const ch11::TrainedModel& mo
   const ch13::CopyTest random =
       ch13::copy_test(w.config.vocabulary, kCopyPeriod, sizes.copy_sequences, kCopySeed);
   const ch13::CopyTest text =
-      ch13::repeated_text(model.text.validation.tokens, kCopyPeriod, sizes.copy_sequences);
+      ch13::repeated_text(model.text.validation.tokens, kCopyPeriod, sizes.text_sequences);
   const arma::mat scores = ch13::induction_scores(w, random);
   fmt::print(ch.out, "\nRandom tokens of the whole vocabulary, a segment of {} repeated once, {}\n",
              random.period, random.sequences.size());
@@ -643,7 +664,8 @@ std::string by_block(const arma::mat& weights) {
 void the_sinks(attn::book::Chapter& ch, const ch11::TrainedModel& model,
                const std::vector<std::vector<gpt::HeadProfile>>& profiles, const Sizes& sizes,
                const Choices& choices) {
-  // Chapter 12's models read the King James Bible, whatever chapter 11's model read.
+  // `sizes` as wanted, not cut to a reader's text: chapter 11's model's weights come from its
+  // profiles, and chapter 12's models read the King James Bible, whatever chapter 11's read.
   std::optional<ch11::EncodedCorpus> bible;
   if (!choices.text.empty())
     bible = ch11::encode_corpus(ch11::read_split_bible().corpus);
@@ -667,7 +689,10 @@ void the_sinks(attn::book::Chapter& ch, const ch11::TrainedModel& model,
              "\nThe weight on a window's first token, on windows of the validation text,\n");
   fmt::print(ch.out, "each block's mean over its heads and queries (in brackets its largest\n");
   fmt::print(ch.out, "head's), against a head that spreads its weight evenly:\n");
-  fmt::print(ch.out, "  chapter 11's model ({} tokens; evenly {:.3f}):\n   {}\n",
+  fmt::print(ch.out, "  chapter 11's model{} ({} tokens; evenly {:.3f}):\n   {}\n",
+             choices.text.empty()
+                 ? std::string()
+                 : ", on " + std::filesystem::path(choices.text).filename().string(),
              model.state.weights.config.max_length,
              even_first_token(model.state.weights.config.max_length), by_block(ch11_weight));
   fmt::print(
@@ -791,13 +816,14 @@ int main(int argc, char** argv) {
     });
   };
   return attn::book::run_chapter(argc, argv, info, options, [&](attn::book::Chapter& ch) {
-    const ch11::TrainedModel model = the_model(ch, choices);
-    const Sizes sizes = fitted(choices.quick ? kQuickSizes : kSizes, model, choices);
+    const Sizes& wanted = choices.quick ? kQuickSizes : kSizes;
+    const ch11::TrainedModel model = the_model(ch, choices, wanted);
+    const Sizes sizes = fitted(wanted, model.text, choices);  // what the model's text holds
     the_gallery(ch, model, choices);
     const std::vector<std::vector<gpt::HeadProfile>> profiles = the_profiles(ch, model, sizes);
     const ch13::CopyTest text = the_copying(ch, model, sizes);
     the_ablations(ch, model, text, sizes);
-    the_sinks(ch, model, profiles, sizes, choices);
+    the_sinks(ch, model, profiles, wanted, choices);  // chapter 12's models read the Bible
     const std::string folder = choices.quick ? std::string() : std::string(ATTN_CH13_CHECKPOINTS);
     if (!folder.empty())
       std::filesystem::create_directories(folder);

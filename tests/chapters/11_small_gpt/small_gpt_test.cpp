@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -144,7 +145,7 @@ void save_untrained(const std::string& path, const std::string& text) {
   const ch11::EncodedCorpus encoded = ch11::encode_corpus(ch11::split_by_position(text));
   const gpt::TrainingState state = gpt::start(ch11::kModel, ch11::kTraining);
   gpt::save_checkpoint(
-      path, ch11::fingerprint(ch11::kRecipe, encoded) + ch11::text_fingerprint(text), state);
+      path, ch11::fingerprint(ch11::kRecipe, encoded, ch11::text_fingerprint(text)), state);
 }
 
 TEST(LoadTextModel, RefusesAMissingFileSayingHowToTrainIt) {
@@ -153,8 +154,23 @@ TEST(LoadTextModel, RefusesAMissingFileSayingHowToTrainIt) {
   gpt_test::write_file(text, reader_text());
   const std::string path = dir.file("notes.checkpoint");
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
-      [&] { ch11::load_text_model(path, text); },
-      path + ": no checkpoint of chapter 11's model is there; run ch11_small_gpt --text " + text));
+      [&] { ch11::load_text_model(path, ch11::read_reader_text(text)); },
+      path + ": no checkpoint of chapter 11's model is there; run ch11_small_gpt --text " + text +
+          " --checkpoint " + path + ", which trains it"));
+}
+
+// The command that trains the model names the text as a shell reads it, and the checkpoint only
+// where it is not the text's own (text_checkpoint()).
+TEST(LoadTextModel, SaysHowToTrainItInACommandThatRuns) {
+  const gpt_test::TempDir dir;
+  const std::string text = dir.file("my notes.txt");
+  gpt_test::write_file(text, reader_text());
+  const std::string own = ch11::text_checkpoint(text);
+  ASSERT_FALSE(std::filesystem::exists(own)) << own;
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { ch11::load_text_model(own, ch11::read_reader_text(text)); },
+      own + ": no checkpoint of chapter 11's model is there; run ch11_small_gpt --text '" + text +
+          "', which trains it"));
 }
 
 // The text's own line in the fingerprint: the run on this text is accepted (and refused only
@@ -167,15 +183,16 @@ TEST(LoadTextModel, ReadsOnlyTheCheckpointOfItsOwnText) {
   const std::string path = dir.file("notes.checkpoint");
   save_untrained(path, reader_text());
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
-      [&] { ch11::load_text_model(path, text); },
-      fmt::format("{}: the checkpoint stops at step 0 of {}; run ch11_small_gpt --text {} to "
-                  "finish its training",
-                  path, ch11::kRecipe.training.steps, text)));
+      [&] { ch11::load_text_model(path, ch11::read_reader_text(text)); },
+      fmt::format("{}: the checkpoint stops at step 0 of {}; run ch11_small_gpt --text {} "
+                  "--checkpoint {} to finish its training",
+                  path, ch11::kRecipe.training.steps, text, path)));
   std::string edited = reader_text();  // one byte of the test part: the training part is the same
   edited[edited.size() - 2] = '!';
   gpt_test::write_file(text, edited);
-  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>([&] { ch11::load_text_model(path, text); },
-                                                   path + " was made for another run"));
+  EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
+      [&] { ch11::load_text_model(path, ch11::read_reader_text(text)); },
+      path + " was made for another run"));
 }
 
 // The fingerprint names the recipe, the tokenizer, the training text and the measurement, so a
