@@ -74,10 +74,12 @@ std::string shell_word(const std::string& path) {
     return std::isalnum(static_cast<unsigned char>(c)) ||
            (c != '\0' && std::strchr("/._-+", c) != nullptr);
   });
+  // A relative path that starts with '-' would read as an option: "./" keeps it a path.
+  const std::string word = !path.empty() && path.front() == '-' ? "./" + path : path;
   if (plain && !path.empty())
-    return path;
+    return word;
   std::string quoted = "'";
-  for (const char c : path)
+  for (const char c : word)
     quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return quoted + "'";
 }

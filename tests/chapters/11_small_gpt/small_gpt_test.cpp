@@ -163,14 +163,15 @@ TEST(LoadTextModel, RefusesAMissingFileSayingHowToTrainIt) {
 // where it is not the text's own (text_checkpoint()).
 TEST(LoadTextModel, SaysHowToTrainItInACommandThatRuns) {
   const gpt_test::TempDir dir;
-  const std::string text = dir.file("my notes.txt");
+  const std::string text = dir.file("it's my notes.txt");
   gpt_test::write_file(text, reader_text());
   const std::string own = ch11::text_checkpoint(text);
   ASSERT_FALSE(std::filesystem::exists(own)) << own;
   EXPECT_TRUE(ThrowsNaming<attn::math::InputError>(
       [&] { ch11::load_text_model(own, ch11::read_reader_text(text)); },
-      own + ": no checkpoint of chapter 11's model is there; run ch11_small_gpt --text '" + text +
-          "', which trains it"));
+      fmt::format("{}: no checkpoint of chapter 11's model is there; run ch11_small_gpt --text "
+                  "'{}', which trains it",
+                  own, dir.file("it'\\''s my notes.txt"))));
 }
 
 // The text's own line in the fingerprint: the run on this text is accepted (and refused only
