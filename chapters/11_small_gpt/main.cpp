@@ -201,9 +201,7 @@ ch11::Corpus read_the_text(Run& run, const std::string& path) {
   run.text_named = ch11::text_fingerprint(text);
   // The test part's first line that is not empty, at most kExampleBytes of it.
   const std::string& test = corpus.test;
-  const std::size_t start = std::min(test.find_first_not_of('\n'), test.size());
-  const std::size_t end = std::min(test.find('\n', start), test.size());
-  run.example = test.substr(start, std::min(end - start, kExampleBytes));
+  run.example = ch11::first_line(test).substr(0, kExampleBytes);
   if (run.example.empty())  // a test part of line ends only
     run.example = test.substr(0, kExampleBytes);
   return corpus;

@@ -61,6 +61,12 @@ std::size_t count_lines(const std::string& text) {
   return ends + (!text.empty() && text.back() != '\n' ? 1 : 0);
 }
 
+std::string first_line(const std::string& text) {
+  const std::size_t start = std::min(text.find_first_not_of('\n'), text.size());
+  const std::size_t end = std::min(text.find('\n', start), text.size());
+  return text.substr(start, end - start);
+}
+
 Corpus split_by_position(const std::string& text) {
   const std::size_t first = cut_at(text, kTrainingTenths);
   const std::size_t second = std::max(first, cut_at(text, kTrainingTenths + kValidationTenths));

@@ -35,6 +35,10 @@ std::string read_text_file(const std::string& path);
 /// \param text any bytes. \return 0 for an empty text.
 std::size_t count_lines(const std::string& text);
 
+/// \brief The first line of \p text that is not empty, without its line end.
+/// \param text any bytes. \return the line; empty if \p text holds nothing but line ends.
+std::string first_line(const std::string& text);
+
 /// \brief A reader's text split by position into three contiguous parts: training, the first
 ///        kTrainingTenths tenths of its bytes; validation, the next kValidationTenths; test,
 ///        the rest (the last tenth).

@@ -220,9 +220,7 @@ ch11::TrainedModel the_model(attn::book::Chapter& ch, const Choices& choices, co
 // The validation part's first line that is not empty (a verse, in the Bible), at most a context
 // of tokens of it.
 gpt::TokenText first_line(const ch11::TrainedModel& model) {
-  const std::string& validation = model.text.corpus.validation;
-  const std::size_t start = std::min(validation.find_first_not_of('\n'), validation.size());
-  const std::string line = validation.substr(start, validation.find('\n', start) - start);
+  const std::string line = ch11::first_line(model.text.corpus.validation);
   // A validation part of line ends only has no such line: its first tokens stand in.
   gpt::TokenText encoded =
       line.empty() ? model.text.validation : gpt::encode(model.text.tokenizer, line);

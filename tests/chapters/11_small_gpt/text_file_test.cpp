@@ -69,6 +69,13 @@ TEST(CountLines, CountsLineEndsAndALastLineWithoutOne) {
   EXPECT_EQ(ch11::count_lines("a\n\nb"), 3u);
 }
 
+TEST(FirstLine, IsTheFirstLineThatIsNotEmpty) {
+  EXPECT_EQ(ch11::first_line("\n\nsecond\nthird\n"), "second");
+  EXPECT_EQ(ch11::first_line("no line end"), "no line end");
+  EXPECT_EQ(ch11::first_line("\n\n"), "");
+  EXPECT_EQ(ch11::first_line(""), "");
+}
+
 TEST(TextFile, NamesWhatKeepsAFileFromBeingAText) {
   TempDir dir;
   const std::string missing = dir.file("missing.txt");
