@@ -211,22 +211,20 @@ ch11::Corpus read_the_text(Run& run, const std::string& path) {
 // windows of max_length + 1 tokens from the training part, and each held-out part should fill
 // at least one such window to be scored from a whole context.
 void check_part(const Run& run, const char* part, std::size_t tenths, const std::string& bytes,
-                const gpt::TokenText& text) {
+                const gpt::TokenText& tokens) {
   const arma::uword needed = ch11::kModel.max_length + 1;
-  if (text.tokens.n_elem >= needed)
+  if (tokens.tokens.n_elem >= needed)
     return;
-  const double bytes_per_token =
-      text.tokens.n_elem > 0 ? static_cast<double>(bytes.size()) / text.tokens.n_elem : 1.0;
-  const double text_needed =
-      static_cast<double>(needed) * bytes_per_token * ch11::kTenths / static_cast<double>(tenths);
+  const ch11::TextNeeded text =
+      ch11::text_needed(needed, bytes.size(), tokens.tokens.n_elem, tenths);
   throw attn::book::CommandLineError(
       "--text",
       fmt::format("{} is too short: its {} part ({} of its {} bytes, split by position) encodes "
                   "to {} tokens, and each part needs at least {}, a window of {} tokens and the "
                   "one after it (at this part's {:.1f} bytes per token, a text of some {:.0f} "
                   "bytes or more); nothing was trained or written",
-                  run.text_file, part, bytes.size(), run.bible_bytes, text.tokens.n_elem, needed,
-                  ch11::kModel.max_length, bytes_per_token, std::ceil(text_needed)));
+                  run.text_file, part, bytes.size(), run.bible_bytes, tokens.tokens.n_elem, needed,
+                  ch11::kModel.max_length, text.bytes_per_token, text.text_bytes));
 }
 
 // The corpus, the tokenizer learned from it, the parts encoded: the run, built once.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -59,6 +60,16 @@ std::string read_text_file(const std::string& path) {
 std::size_t count_lines(const std::string& text) {
   const auto ends = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
   return ends + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+TextNeeded text_needed(std::size_t tokens, std::size_t part_bytes, std::size_t part_tokens,
+                       std::size_t tenths) {
+  TextNeeded needed;
+  if (part_tokens > 0)
+    needed.bytes_per_token = static_cast<double>(part_bytes) / static_cast<double>(part_tokens);
+  needed.text_bytes = std::ceil(static_cast<double>(tokens) * needed.bytes_per_token *
+                                static_cast<double>(kTenths) / static_cast<double>(tenths));
+  return needed;
 }
 
 std::string first_line(const std::string& text) {

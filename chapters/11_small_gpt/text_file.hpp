@@ -35,6 +35,22 @@ std::string read_text_file(const std::string& path);
 /// \param text any bytes. \return 0 for an empty text.
 std::size_t count_lines(const std::string& text);
 
+/// \brief How long a reader's text should be for one of its parts to encode to some number of
+///        tokens: what a refusal of a short text tells the reader.
+struct TextNeeded {
+  double bytes_per_token = 1.0;  ///< the part's bytes over its tokens (1 if it has no token).
+  double text_bytes = 0.0;       ///< the whole text's bytes, at that rate, rounded up.
+};
+
+/// \brief The text a part of \p tenths tenths needs to hold \p tokens tokens, at the rate the
+///        part has now: \f$\lceil \text{tokens} \cdot (B / T) \cdot 10 / \text{tenths} \rceil\f$,
+///        \f$B\f$ the part's bytes and \f$T\f$ its tokens (1 byte a token if \f$T = 0\f$).
+/// \param tokens how many the part should hold. \param part_bytes \f$B\f$.
+/// \param part_tokens \f$T\f$. \param tenths the part's share of the text (kTrainingTenths, ...).
+/// \return the rate and the text's bytes.
+TextNeeded text_needed(std::size_t tokens, std::size_t part_bytes, std::size_t part_tokens,
+                       std::size_t tenths);
+
 /// \brief The first line of \p text that is not empty, without its line end.
 /// \param text any bytes. \return the line; empty if \p text holds nothing but line ends.
 std::string first_line(const std::string& text);

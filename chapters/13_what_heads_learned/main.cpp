@@ -151,27 +151,16 @@ Sizes fitted(const Sizes& wanted, const ch11::EncodedCorpus& text, const Choices
   sizes.mean_windows = std::min(wanted.mean_windows, training / length);
   sizes.scored_windows = std::min(wanted.scored_windows, validation / (2 * (length + 1)));
   if (sizes.scored_windows < least) {
-    // The validation part's bytes a token; an empty one (a text of a few bytes) takes the
-    // training part's, or one byte a token.
-    const auto bytes_a_token = [](const std::string& bytes, const gpt::TokenText& tokens) {
-      return tokens.tokens.n_elem == 0
-                 ? 0.0
-                 : static_cast<double>(bytes.size()) / static_cast<double>(tokens.tokens.n_elem);
-    };
-    double bytes_per_token = bytes_a_token(text.corpus.validation, text.validation);
-    if (bytes_per_token == 0.0)
-      bytes_per_token = bytes_a_token(text.corpus.training, text.training);
-    if (bytes_per_token == 0.0)
-      bytes_per_token = 1.0;
     const arma::uword needed = 2 * least * (length + 1);
+    const ch11::TextNeeded bytes = ch11::text_needed(needed, text.corpus.validation.size(),
+                                                     validation, ch11::kValidationTenths);
     throw attn::book::CommandLineError(
         "--text",
         fmt::format("{}: its validation part encodes to {} tokens, and the ablations need {} (two "
                     "windows of {} tokens and the one after each to order the heads, two others "
                     "to test them); at {:.1f} bytes a token, a text of some {:.0f} bytes or more",
-                    choices.text, validation, needed, length, bytes_per_token,
-                    std::ceil(static_cast<double>(needed) * bytes_per_token * ch11::kTenths /
-                              ch11::kValidationTenths)));
+                    choices.text, validation, needed, length, bytes.bytes_per_token,
+                    bytes.text_bytes));
   }
   return sizes;
 }

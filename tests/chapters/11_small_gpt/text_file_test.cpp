@@ -69,6 +69,14 @@ TEST(CountLines, CountsLineEndsAndALastLineWithoutOne) {
   EXPECT_EQ(ch11::count_lines("a\n\nb"), 3u);
 }
 
+// 129 tokens in a tenth of the text, at 550 bytes for 185 tokens: 129 · 550/185 · 10 = 3835.1...
+TEST(TextNeeded, ScalesThePartsRateToTheWholeText) {
+  const ch11::TextNeeded needed = ch11::text_needed(129, 550, 185, 1);
+  EXPECT_DOUBLE_EQ(needed.bytes_per_token, 550.0 / 185.0);
+  EXPECT_EQ(needed.text_bytes, 3836.0);
+  EXPECT_EQ(ch11::text_needed(129, 0, 0, 8).text_bytes, 162.0);  // 129 · 1 · 10/8 = 161.25
+}
+
 TEST(FirstLine, IsTheFirstLineThatIsNotEmpty) {
   EXPECT_EQ(ch11::first_line("\n\nsecond\nthird\n"), "second");
   EXPECT_EQ(ch11::first_line("no line end"), "no line end");
